@@ -1,0 +1,74 @@
+package io.partita.graph;
+
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Op kinds of the oneDNN Graph op set, named exactly as oneDNN names them (so oneDNN graph dumps
+ * load unchanged), plus {@link #DynamicReshape} and {@link #DynamicTranspose} for shapes known
+ * only at execution.
+ */
+@SuppressWarnings("java:S115") // constant names follow oneDNN's spelling on purpose
+public enum OpKind {
+    Abs, AbsBackward, Add, AvgPool, AvgPoolBackward,
+    BatchNormForwardTraining, BatchNormInference, BatchNormTrainingBackward,
+    BiasAdd,
+    /** Spelled {@code BiasAddBackprop} in graph JSON files, as oneDNN writes it. */
+    BiasAddBackward("BiasAddBackprop"),
+    Clamp, ClampBackward, Concat,
+    Convolution, ConvolutionBackwardData, ConvolutionBackwardWeights,
+    ConvTranspose, ConvTransposeBackwardData, ConvTransposeBackwardWeights,
+    Dequantize, Divide, Dropout, DynamicDequantize, DynamicQuantize,
+    DynamicReshape, DynamicTranspose,
+    Elu, EluBackward, End, Exp,
+    GELU, GELUBackward, GenIndex, GreaterEqual, GroupNorm,
+    HardSigmoid, HardSigmoidBackward, HardSwish, HardSwishBackward,
+    Interpolate, InterpolateBackward,
+    LayerNorm, LayerNormBackward, LeakyReLU, Log, LogSoftmax, LogSoftmaxBackward,
+    MatMul, Maximum, MaxPool, MaxPoolBackward, Minimum, Mish, MishBackward, Multiply,
+    Pow, PReLU, PReLUBackward, Quantize,
+    Reciprocal, ReduceL1, ReduceL2, ReduceMax, ReduceMean, ReduceMin, ReduceProd, ReduceSum,
+    ReLU, ReLUBackward, Reorder, RMSNorm, Round,
+    Select, Sigmoid, SigmoidBackward, SoftMax, SoftMaxBackward, SoftPlus, SoftPlusBackward,
+    Sqrt, SqrtBackward, Square, SquaredDifference, StaticReshape, StaticTranspose, Subtract,
+    Tanh, TanhBackward, TypeCast, Wildcard;
+
+    private static final Map<String, OpKind> BY_SPELLING = new HashMap<>();
+
+    static {
+        for (OpKind k : values()) {
+            BY_SPELLING.put(k.spelling, k);
+            BY_SPELLING.put(k.name(), k);
+        }
+    }
+
+    private final String spelling;
+
+    OpKind() {
+        this.spelling = name();
+    }
+
+    OpKind(String spelling) {
+        this.spelling = spelling;
+    }
+
+    /** The kind as written in oneDNN graph JSON files. */
+    public String spelling() {
+        return spelling;
+    }
+
+    /**
+     * Parses a kind as written in oneDNN graph JSON (or its C++ enum name).
+     *
+     * @throws IllegalArgumentException naming the text when it is not a known kind
+     */
+    public static OpKind fromSpelling(String text) {
+        OpKind k = BY_SPELLING.get(text);
+        if (k == null) {
+            throw new IllegalArgumentException("unknown op kind '" + text + "'; known kinds: "
+                    + Arrays.stream(values()).map(OpKind::spelling).sorted().toList());
+        }
+        return k;
+    }
+}

@@ -1,0 +1,43 @@
+package io.partita.graph;
+
+import java.util.List;
+
+import org.osgi.annotation.versioning.ProviderType;
+
+/** A set of ops claimed by one backend, compiled and executed as one unit. */
+@ProviderType
+public interface Partition {
+
+    /** Unique within its graph's partitioning. */
+    long id();
+
+    List<Op> ops();
+
+    /** The backend that claimed the ops ({@code reference} for unclaimed ops). */
+    String backendId();
+
+    /** The fusion pattern the backend named for its claim ({@code single_op} for lone ops). */
+    String pattern();
+
+    EngineKind engineKind();
+
+    /** Tensors the partition reads from outside it, in a stable order. */
+    List<LogicalTensor> inputs();
+
+    /** Tensors the partition produces for use outside it, in a stable order. */
+    List<LogicalTensor> outputs();
+
+    /**
+     * Compiles for concrete (or {@link LogicalTensor#DYNAMIC_DIM dynamic}) input shapes. Dims
+     * known while the graph was built must match; outputs may leave dims unknown to have them
+     * inferred.
+     *
+     * @throws InvalidArgumentException naming the tensor and the expected form
+     */
+    CompiledPartition compile(List<LogicalTensor> inputs, List<LogicalTensor> outputs, Engine engine);
+
+    /** Compiles with the partition's own port descriptions. */
+    default CompiledPartition compile(Engine engine) {
+        return compile(inputs(), outputs(), engine);
+    }
+}

@@ -1,0 +1,51 @@
+package io.partita.spi;
+
+import java.util.List;
+import java.util.Set;
+
+import org.osgi.annotation.versioning.ConsumerType;
+
+import io.partita.graph.EngineKind;
+import io.partita.graph.PartitionPolicy;
+
+/**
+ * A provider of kernels for some ops on some engine kinds. Implement {@link #id()},
+ * {@link #engineKinds()}, {@link #claim} and {@link #compile}; the defaults cover the rest.
+ */
+@ConsumerType
+public interface Backend {
+
+    /** Stable id, also the backend's key space in the shared caches (e.g. {@code dnnl}). */
+    String id();
+
+    /** Version of the backend's kernels; part of persistent cache keys. */
+    default String version() {
+        return "0";
+    }
+
+    Set<EngineKind> engineKinds();
+
+    /** Rank used on a plain class path; in OSGi the {@code service.ranking} property wins. */
+    default int defaultRank() {
+        return 0;
+    }
+
+    /**
+     * Claims disjoint sets of the still-unclaimed ops of a finalized graph. Each claim becomes one
+     * partition. The runtime rejects claims that overlap, touch claimed ops, or are not convex
+     * (a path between two claimed ops through an op outside the claim). A backend must not claim
+     * an op whose dims, data types or layouts it cannot handle (e.g. dynamic dims).
+     */
+    List<Claim> claim(GraphView graph, PartitionPolicy policy);
+
+    /**
+     * Compiles a claimed partition for the engine and shapes in the request.
+     *
+     * @throws io.partita.graph.UnsupportedFeatureException for a valid request this backend cannot serve
+     */
+    Kernel compile(CompileRequest request);
+
+    /** Called when the runtime drops the backend (bundle stopping); free shared resources here. */
+    default void close() {
+    }
+}
