@@ -1,0 +1,61 @@
+package io.partita.cli;
+
+import java.io.PrintStream;
+import java.io.PrintWriter;
+
+import io.partita.cli.run.BackendsCommand;
+import io.partita.cli.run.PartitionsCommand;
+import io.partita.cli.run.RunCommand;
+import io.partita.graph.GraphRuntime;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The root of the command tree ({@code partita run|partitions|backends|shell}). */
+@Command(name = "partita", mixinStandardHelpOptions = true, version = "Partita 0.1.0",
+        description = "Runs oneDNN-style graphs on the Partita runtime.",
+        subcommands = {RunCommand.class, PartitionsCommand.class, BackendsCommand.class, ShellCommand.class})
+public final class PartitaCommand implements Runnable {
+
+    /** Exit codes. */
+    public static final int OK = 0;
+    public static final int CHECK_FAILED = 1;
+    public static final int BAD_INPUT = 2;
+    public static final int RUNTIME_ERROR = 4;
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+    }
+
+    /** Parses and runs a command line; the runtime is handed to every subcommand. */
+    public static int execute(GraphRuntime runtime, PrintStream out, PrintStream err, String... args) {
+        CommandLine cl = new CommandLine(new PartitaCommand(), new CommandFactory(runtime, out));
+        cl.setOut(new PrintWriter(out, true));
+        cl.setErr(new PrintWriter(err, true));
+        cl.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
+            err.println("partita: " + e.getMessage());
+            return RUNTIME_ERROR;
+        });
+        return cl.execute(args);
+    }
+
+    /** Creates subcommands with the runtime and output stream they need. */
+    private record CommandFactory(GraphRuntime runtime, PrintStream out) implements CommandLine.IFactory {
+        @Override
+        public <K> K create(Class<K> cls) throws Exception {
+            if (cls == RunCommand.class) {
+                return cls.cast(new RunCommand(runtime, out));
+            }
+            if (cls == PartitionsCommand.class) {
+                return cls.cast(new PartitionsCommand(runtime, out));
+            }
+            if (cls == BackendsCommand.class) {
+                return cls.cast(new BackendsCommand(runtime, out));
+            }
+            return CommandLine.defaultFactory().create(cls);
+        }
+    }
+}

@@ -1,0 +1,43 @@
+package io.partita.cli.gogo;
+
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+
+import io.partita.cli.PartitaCommand;
+import io.partita.graph.GraphRuntime;
+
+/**
+ * {@code partita:backends}, {@code partita:partitions GRAPH.json}, {@code partita:run GRAPH.json
+ * [options]}: the CLI's commands in the Gogo shell (same options, same output).
+ */
+@Component(service = PartitaShellCommands.class, property = {
+    "osgi.command.scope=partita",
+    "osgi.command.function=backends",
+    "osgi.command.function=partitions",
+    "osgi.command.function=run"
+})
+public class PartitaShellCommands {
+
+    @Reference
+    private GraphRuntime runtime;
+
+    public int backends() {
+        return invoke("backends");
+    }
+
+    public int partitions(String... args) {
+        return invoke("partitions", args);
+    }
+
+    public int run(String... args) {
+        return invoke("run", args);
+    }
+
+    private int invoke(String command, String... args) {
+        String[] all = new String[args.length + 1];
+        all[0] = command;
+        System.arraycopy(args, 0, all, 1, args.length);
+        // Gogo redirects System.out/err per session, so the output reaches the shell.
+        return PartitaCommand.execute(runtime, System.out, System.err, all);
+    }
+}

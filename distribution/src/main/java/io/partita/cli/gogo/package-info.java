@@ -1,0 +1,2 @@
+/** Gogo shell commands in the {@code partita} scope. */
+package io.partita.cli.gogo;

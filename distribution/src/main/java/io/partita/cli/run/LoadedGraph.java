@@ -1,0 +1,43 @@
+package io.partita.cli.run;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import io.partita.graph.Graph;
+import io.partita.graph.GraphRuntime;
+import io.partita.graph.PartitaException;
+import io.partita.graph.io.GraphDescription;
+import io.partita.graph.io.GraphJson;
+
+/** A graph file loaded, validated and finalized on a runtime. */
+record LoadedGraph(Path file, GraphDescription description, Graph graph) {
+
+    /** Loads and finalizes; errors carry the file name and what is wrong. */
+    static LoadedGraph load(GraphRuntime runtime, Path file) {
+        if (!Files.isRegularFile(file)) {
+            throw new BadInputException("no such graph file: " + file);
+        }
+        GraphDescription d;
+        try {
+            d = GraphJson.parse(file);
+        } catch (PartitaException e) {
+            throw new BadInputException(e.getMessage());
+        }
+        return of(runtime, file, d);
+    }
+
+    static LoadedGraph of(GraphRuntime runtime, Path file, GraphDescription d) {
+        try {
+            Graph g = d.toGraph(runtime);
+            g.finalizeGraph();
+            return new LoadedGraph(file, d, g);
+        } catch (io.partita.graph.InvalidGraphException e) {
+            throw new BadInputException(file + ": " + e.getMessage());
+        }
+    }
+
+    String summary() {
+        return file + " (" + graph.engineKind() + ", fpmath " + graph.fpMathMode() + ", " + graph.ops().size()
+                + " ops, " + graph.inputs().size() + " inputs, " + graph.outputs().size() + " outputs)";
+    }
+}

@@ -1,0 +1,46 @@
+package io.partita.cli.run;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+import io.partita.graph.GraphRuntime;
+import io.partita.graph.Partition;
+import io.partita.graph.PartitionPolicy;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** Shows how the backends present now partition a graph. */
+@Command(name = "partitions", description = "Partitions a graph and lists the partitions.")
+public final class PartitionsCommand implements Callable<Integer> {
+    private final GraphRuntime runtime;
+    private final PrintStream out;
+
+    @Parameters(index = "0", paramLabel = "GRAPH.json", description = "oneDNN graph JSON file")
+    Path file;
+
+    @Option(names = "--policy", defaultValue = "fusion", description = "fusion or debug (default: ${DEFAULT-VALUE})",
+            converter = PolicyConverter.class)
+    PartitionPolicy policy;
+
+    public PartitionsCommand(GraphRuntime runtime, PrintStream out) {
+        this.runtime = runtime;
+        this.out = out;
+    }
+
+    @Override
+    public Integer call() {
+        try {
+            LoadedGraph g = LoadedGraph.load(runtime, file);
+            out.println("graph: " + g.summary());
+            List<Partition> parts = g.graph().partitions(policy);
+            Report.partitions(out, policy, parts, null);
+            return 0;
+        } catch (BadInputException e) {
+            out.println("partita: " + e.getMessage());
+            return 2;
+        }
+    }
+}

@@ -1,0 +1,141 @@
+package io.partita.cli.run;
+
+import java.io.PrintStream;
+import java.lang.foreign.Arena;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+import io.partita.graph.CompiledGraph;
+import io.partita.graph.Engine;
+import io.partita.graph.GraphRuntime;
+import io.partita.graph.LogicalTensor;
+import io.partita.graph.Partition;
+import io.partita.graph.PartitaException;
+import io.partita.graph.PartitionPolicy;
+import io.partita.graph.Stream;
+import io.partita.graph.Tensor;
+import io.partita.graph.check.OutputComparison;
+import io.partita.graph.check.RandomInputs;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * Loads a graph, partitions and compiles it, runs it with seeded random inputs and reports the
+ * first-iteration latency and the steady-state median and p99; {@code --check} compares every
+ * output with the reference backend.
+ */
+@Command(name = "run", description = "Runs a graph and reports partitions and latencies.")
+public final class RunCommand implements Callable<Integer> {
+    private final GraphRuntime runtime;
+    private final PrintStream out;
+
+    @Parameters(index = "0", paramLabel = "GRAPH.json", description = "oneDNN graph JSON file")
+    Path file;
+
+    @Option(names = "--iterations", defaultValue = "10", description = "timed iterations after the first (default: ${DEFAULT-VALUE})")
+    int iterations;
+
+    @Option(names = "--threads", description = "threads for backends that run multi-threaded (default: all cores)")
+    Integer threads;
+
+    @Option(names = "--policy", defaultValue = "fusion", converter = PolicyConverter.class,
+            description = "fusion or debug (default: ${DEFAULT-VALUE})")
+    PartitionPolicy policy;
+
+    @Option(names = "--check", description = "compare every output with the reference backend; exit 1 on mismatch")
+    boolean check;
+
+    @Option(names = "--seed", defaultValue = "42", description = "seed of the random inputs (default: ${DEFAULT-VALUE})")
+    long seed;
+
+    public RunCommand(GraphRuntime runtime, PrintStream out) {
+        this.runtime = runtime;
+        this.out = out;
+    }
+
+    @Override
+    public Integer call() {
+        if (iterations < 0) {
+            out.println("partita: --iterations must be >= 0, got " + iterations);
+            return 2;
+        }
+        if (threads != null && threads < 1) {
+            out.println("partita: --threads must be >= 1, got " + threads);
+            return 2;
+        }
+        try {
+            return runGraph();
+        } catch (BadInputException e) {
+            out.println("partita: " + e.getMessage());
+            return 2;
+        } catch (PartitaException e) {
+            out.println("partita: " + e.getMessage());
+            return 4;
+        }
+    }
+
+    private int runGraph() {
+        if (threads != null) {
+            // Read by backends that size a thread pool per engine; the reference backend is single-threaded.
+            System.setProperty("partita.threads", Integer.toString(threads));
+        }
+        LoadedGraph g = LoadedGraph.load(runtime, file);
+        out.println("graph: " + g.summary());
+        Engine engine = new Engine(g.graph().engineKind(), 0);
+        List<Partition> parts = g.graph().partitions(policy);
+        try (Arena arena = Arena.ofShared(); CompiledGraph cg = runtime.compile(g.graph(), policy, engine)) {
+            Report.partitions(out, policy, parts, cg);
+            Map<Long, Tensor> inputs = RandomInputs.forGraph(g.graph(), engine, arena, seed);
+            Stream stream = new Stream(engine);
+            long t0 = System.nanoTime();
+            Map<Long, Tensor> outputs = cg.execute(stream, inputs);
+            stream.waitAll();
+            long first = System.nanoTime() - t0;
+            out.println("first iteration: " + Report.ms(first));
+            long[] samples = new long[iterations];
+            ProgressBar bar = new ProgressBar(System.err, "running", iterations);
+            for (int i = 0; i < iterations; i++) {
+                long s = System.nanoTime();
+                cg.execute(stream, inputs);
+                stream.waitAll();
+                samples[i] = System.nanoTime() - s;
+                bar.update(i + 1);
+            }
+            bar.finish();
+            if (iterations > 0) {
+                long[] sorted = Report.sortedCopy(samples);
+                out.printf("steady state over %d iterations: median %s, p99 %s, min %s, max %s%n", iterations,
+                        Report.ms(Report.median(sorted)), Report.ms(Report.percentile(sorted, 99)),
+                        Report.ms(sorted[0]), Report.ms(sorted[sorted.length - 1]));
+            }
+            for (LogicalTensor t : cg.outputs()) {
+                Tensor o = outputs.get(t.id());
+                out.println("output " + t.id() + ": " + (o == null ? "not produced" : Report.dims(o.logicalTensor())));
+            }
+            return check ? check(g, inputs, outputs, engine) : 0;
+        }
+    }
+
+    /** Runs the same graph on the reference backend alone and compares every output. */
+    private int check(LoadedGraph g, Map<Long, Tensor> inputs, Map<Long, Tensor> outputs, Engine engine) {
+        GraphRuntime reference = GraphRuntime.referenceOnly();
+        LoadedGraph ref = LoadedGraph.of(reference, g.file(), g.description());
+        try (CompiledGraph rcg = reference.compile(ref.graph(), PartitionPolicy.DEBUG, engine)) {
+            Map<Long, Tensor> expected = rcg.execute(new Stream(engine), inputs);
+            boolean ok = true;
+            for (Map.Entry<Long, Tensor> e : expected.entrySet()) {
+                Tensor actual = outputs.get(e.getKey());
+                OutputComparison.Result r = actual == null ? null : OutputComparison.compare(e.getValue(), actual);
+                boolean match = r != null && r.matches();
+                ok &= match;
+                out.println("check output " + e.getKey() + ": " + (r == null ? "missing" : r.describe()));
+            }
+            out.println(ok ? "check: all " + expected.size() + " outputs match the reference backend"
+                    : "check: MISMATCH against the reference backend");
+            return ok ? 0 : 1;
+        }
+    }
+}

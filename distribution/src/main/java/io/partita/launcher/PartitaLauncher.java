@@ -1,0 +1,174 @@
+package io.partita.launcher;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.ServiceLoader;
+import java.util.concurrent.TimeUnit;
+import java.util.function.ToIntFunction;
+import java.util.stream.Stream;
+
+import org.osgi.framework.Bundle;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.BundleException;
+import org.osgi.framework.Constants;
+import org.osgi.framework.launch.Framework;
+import org.osgi.framework.launch.FrameworkFactory;
+import org.osgi.util.tracker.ServiceTracker;
+
+/**
+ * Starts the Partita Felix container from the plain class path. {@code partita shell} runs the
+ * interactive Gogo shell; every other command starts the container without a shell, hands the
+ * arguments to the CLI bundle's command service, prints its output and exits with its code.
+ */
+public final class PartitaLauncher {
+    /** The service property the CLI bundle's command runner carries. */
+    static final String CLI_FILTER = "(&(objectClass=" + ToIntFunction.class.getName() + ")(partita.cli=true))";
+    private static final long SERVICE_WAIT_MS = 5_000;
+
+    /** Held so the level set on it is not lost to garbage collection. */
+    private static final java.util.logging.Logger SPIFLY_LOG = java.util.logging.Logger.getLogger("org.apache.aries.spifly");
+
+    private PartitaLauncher() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        // SPI Fly reports every woven provider through java.util.logging at INFO: not for users.
+        SPIFLY_LOG.setLevel(java.util.logging.Level.WARNING);
+        Path home = Paths.get(System.getProperty("partita.home", ".")).toAbsolutePath().normalize();
+        boolean shell = args.length > 0 && "shell".equals(args[0]);
+        int code;
+        try {
+            code = shell ? shell(home) : command(home, args);
+        } catch (LaunchException e) {
+            System.err.println("partita: " + e.getMessage());
+            code = 3;
+        }
+        System.out.flush();
+        System.exit(code);
+    }
+
+    private static int shell(Path home) throws Exception {
+        Framework fw = start(home, true);
+        fw.waitForStop(0);
+        return 0;
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static int command(Path home, String[] args) throws Exception {
+        Framework fw = start(home, false);
+        try {
+            BundleContext ctx = fw.getBundleContext();
+            ServiceTracker tracker = new ServiceTracker(ctx, ctx.createFilter(CLI_FILTER), null);
+            tracker.open();
+            Object cli = tracker.waitForService(SERVICE_WAIT_MS);
+            if (cli == null) {
+                throw new LaunchException("the CLI bundle did not start within " + SERVICE_WAIT_MS / 1000
+                        + " s; bundles not active: " + inactive(ctx));
+            }
+            int code = ((ToIntFunction<String[]>) cli).applyAsInt(args);
+            tracker.close();
+            return code;
+        } finally {
+            fw.stop();
+            fw.waitForStop(TimeUnit.SECONDS.toMillis(20));
+        }
+    }
+
+    private static Framework start(Path home, boolean interactive) throws Exception {
+        Path bundles = home.resolve("bundle");
+        if (!Files.isDirectory(bundles)) {
+            throw new LaunchException("no bundle directory at " + bundles + "; set partita.home to the distribution");
+        }
+        Path storage = Files.createTempDirectory("partita-felix-");
+        storage.toFile().deleteOnExit();
+        Map<String, String> config = new HashMap<>();
+        config.put(Constants.FRAMEWORK_STORAGE, storage.toString());
+        config.put(Constants.FRAMEWORK_STORAGE_CLEAN, Constants.FRAMEWORK_STORAGE_CLEAN_ONFIRSTINIT);
+        // The Vector API lives in an incubator module; backends import it from the system bundle.
+        config.put(Constants.FRAMEWORK_SYSTEMPACKAGES_EXTRA, "jdk.incubator.vector");
+        config.put("felix.fileinstall.dir", home.resolve("conf").toString());
+        config.put("felix.fileinstall.poll", "500");
+        config.put("felix.fileinstall.noInitialDelay", "true");
+        config.put("felix.fileinstall.log.level", "2");
+        config.put("felix.fileinstall.filter", ".*\\.(cfg|config)");
+        config.put("gosh.args", interactive ? "" : "--nointeractive");
+        config.put("partita.home", home.toString());
+        for (String key : System.getProperties().stringPropertyNames()) {
+            if (key.startsWith("partita.") || key.startsWith("org.slf4j.")) {
+                config.put(key, System.getProperty(key));
+            }
+        }
+        FrameworkFactory factory = ServiceLoader.load(FrameworkFactory.class).findFirst()
+                .orElseThrow(() -> new LaunchException("no OSGi framework on the class path (lib/felix.jar)"));
+        Framework fw = factory.newFramework(config);
+        fw.init();
+        List<Bundle> installed = new ArrayList<>();
+        for (Path jar : jars(bundles)) {
+            if (!interactive && jar.getFileName().toString().startsWith("org.apache.felix.gogo.shell")) {
+                continue; // commands run without a shell reading stdin
+            }
+            try {
+                installed.add(fw.getBundleContext().installBundle(jar.toUri().toString()));
+            } catch (BundleException e) {
+                throw new LaunchException("cannot install " + jar + ": " + e.getMessage());
+            }
+        }
+        fw.start();
+        // Extenders (SPI Fly, Declarative Services) start first: SLF4J's ServiceLoader lookup must be
+        // woven before any component logs, and components activate as soon as SCR is up.
+        List<Bundle> ordered = new ArrayList<>(installed);
+        ordered.sort(Comparator.comparing(PartitaLauncher::startRank));
+        for (Bundle b : ordered) {
+            if (b.getHeaders().get(Constants.FRAGMENT_HOST) == null) {
+                try {
+                    b.start();
+                } catch (BundleException e) {
+                    System.err.println("partita: bundle " + b.getSymbolicName() + " did not start: " + e.getMessage());
+                }
+            }
+        }
+        return fw;
+    }
+
+    /** Extenders first, then ServiceLoader providers (the SLF4J binding), then the rest. */
+    private static int startRank(Bundle b) {
+        String caps = b.getHeaders().get(Constants.PROVIDE_CAPABILITY);
+        if (caps == null) {
+            return 2;
+        }
+        return caps.contains("osgi.extender") ? 0 : caps.contains("osgi.serviceloader") ? 1 : 2;
+    }
+
+    /** Bundles that are not active (fragments excluded), for the error message. */
+    private static List<String> inactive(BundleContext ctx) {
+        List<String> out = new ArrayList<>();
+        for (Bundle b : ctx.getBundles()) {
+            if (b.getState() != Bundle.ACTIVE && b.getHeaders().get(Constants.FRAGMENT_HOST) == null) {
+                out.add(b.getSymbolicName() + " (state " + b.getState() + ")");
+            }
+        }
+        return out;
+    }
+
+    private static List<Path> jars(Path dir) throws IOException {
+        try (Stream<Path> s = Files.list(dir)) {
+            return s.filter(p -> p.toString().endsWith(".jar")).sorted(Comparator.comparing(Path::toString)).toList();
+        }
+    }
+
+    /** A launch problem with a message for the user. */
+    static final class LaunchException extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        LaunchException(String message) {
+            super(message);
+        }
+    }
+}

@@ -1,0 +1,2 @@
+/** Starts the Felix container from the plain class path and hands commands to the CLI bundle. */
+package io.partita.launcher;
