@@ -1,0 +1,145 @@
+package io.partita.runtime;
+
+import static io.partita.graph.LogicalTensor.DYNAMIC_DIM;
+import static io.partita.graph.LogicalTensor.UNKNOWN_DIM;
+import static io.partita.testing.Graphs.f32;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.foreign.Arena;
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import io.partita.graph.CompiledPartition;
+import io.partita.graph.Engine;
+import io.partita.graph.EngineKind;
+import io.partita.graph.Graph;
+import io.partita.graph.GraphRuntime;
+import io.partita.graph.InvalidArgumentException;
+import io.partita.graph.LogicalTensor;
+import io.partita.graph.Op;
+import io.partita.graph.OpKind;
+import io.partita.graph.Partition;
+import io.partita.graph.PartitionPolicy;
+import io.partita.graph.Stream;
+import io.partita.graph.Tensor;
+
+/** Seed 004 end to end: DYNAMIC_DIM at build, compile, inferOutputs and execute, with its consistency tables. */
+class DynamicShapeTest {
+    private final Engine cpu = Engine.cpu();
+
+    /** MatMul [dyn,3,5] x [dyn,5,9] -> ReLU, as in the seed's example. */
+    private Partition dynamicBatchPartition() {
+        Graph g = GraphRuntime.referenceOnly().createGraph(EngineKind.CPU);
+        LogicalTensor a = f32(0, DYNAMIC_DIM, UNKNOWN_DIM, UNKNOWN_DIM);
+        LogicalTensor b = f32(1, DYNAMIC_DIM, UNKNOWN_DIM, UNKNOWN_DIM);
+        LogicalTensor c = LogicalTensor.unknownRank(2, io.partita.graph.DataType.F32);
+        g.add(Op.builder(0, OpKind.MatMul).inputs(a, b).output(c).build());
+        g.finalizeGraph();
+        assertEquals(1, g.partitions(PartitionPolicy.FUSION).size());
+        return g.partitions(PartitionPolicy.FUSION).get(0);
+    }
+
+    @Test
+    void dynamicMemSizeIsTheSentinel() {
+        assertEquals(LogicalTensor.DYNAMIC_SIZE, f32(0, DYNAMIC_DIM, 4).memSize());
+        assertEquals(16, f32(0, 2, 2).memSize());
+        assertThrows(IllegalStateException.class, () -> f32(0, UNKNOWN_DIM, 4).memSize());
+    }
+
+    @Test
+    void compileOnceRunWithDifferentBatches() {
+        Partition p = dynamicBatchPartition();
+        CompiledPartition cp = p.compile(List.of(f32(0, DYNAMIC_DIM, 3, 5), f32(1, DYNAMIC_DIM, 5, 9)), List.of(), cpu);
+        assertArrayEquals(new long[] {DYNAMIC_DIM, 3, 9}, cp.outputs().get(0).dims());
+        for (int batch : new int[] {1, 4, 7}) {
+            List<LogicalTensor> outs = cp.inferOutputs(List.of(f32(0, batch, 3, 5), f32(1, batch, 5, 9)));
+            assertArrayEquals(new long[] {batch, 3, 9}, outs.get(0).dims());
+            try (Arena arena = Arena.ofConfined()) {
+                Tensor a = Tensor.allocate(f32(0, batch, 3, 5), cpu, arena);
+                Tensor b = Tensor.allocate(f32(1, batch, 5, 9), cpu, arena);
+                float[] av = new float[batch * 15];
+                float[] bv = new float[batch * 45];
+                for (int i = 0; i < av.length; i++) {
+                    av[i] = (i % 7) - 3;
+                }
+                for (int i = 0; i < bv.length; i++) {
+                    bv[i] = (i % 5) - 2;
+                }
+                a.copyFrom(av);
+                b.copyFrom(bv);
+                Tensor c = Tensor.allocate(outs.get(0), cpu, arena);
+                cp.execute(new Stream(cpu), List.of(a, b), List.of(c));
+                float[] expected = new float[batch * 27];
+                for (int n = 0; n < batch; n++) {
+                    for (int i = 0; i < 3; i++) {
+                        for (int j = 0; j < 9; j++) {
+                            float s = 0;
+                            for (int k = 0; k < 5; k++) {
+                                s += av[n * 15 + i * 5 + k] * bv[n * 45 + k * 9 + j];
+                            }
+                            expected[n * 27 + i * 9 + j] = s;
+                        }
+                    }
+                }
+                assertArrayEquals(expected, c.toFloatArray());
+            }
+        }
+    }
+
+    @Test
+    void staticAtBuildButDynamicAtCompileIsAnError() {
+        Graph g = GraphRuntime.referenceOnly().createGraph(EngineKind.CPU);
+        g.add(Op.builder(0, OpKind.ReLU).input(f32(0, 1, 1, 1, 1)).output(f32(1, 1, 1, 1, 1)).build());
+        g.finalizeGraph();
+        Partition p = g.partitions(PartitionPolicy.FUSION).get(0);
+        InvalidArgumentException e = assertThrows(InvalidArgumentException.class,
+                () -> p.compile(List.of(f32(0, 1, 1, DYNAMIC_DIM, 1)), List.of(), cpu));
+        assertTrue(e.getMessage().contains("dim 2 was built as 1 [1,1,1,1]; a dim known at graph build cannot become dynamic"),
+                e.getMessage());
+    }
+
+    @Test
+    void dynamicAtBuildButStaticAtCompileIsAnError() {
+        Graph g = GraphRuntime.referenceOnly().createGraph(EngineKind.CPU);
+        g.add(Op.builder(0, OpKind.ReLU).input(f32(0, 1, DYNAMIC_DIM, 1, 1)).output(f32(1, 1, DYNAMIC_DIM, 1, 1)).build());
+        g.finalizeGraph();
+        Partition p = g.partitions(PartitionPolicy.FUSION).get(0);
+        InvalidArgumentException e = assertThrows(InvalidArgumentException.class,
+                () -> p.compile(List.of(f32(0, 1, 1, 1, 1)), List.of(), cpu));
+        assertTrue(e.getMessage().contains("dim 1 was built as DYNAMIC_DIM [1,dyn,1,1] and must stay dynamic"),
+                e.getMessage());
+    }
+
+    @Test
+    void executionShapesFollowTheSeedsConsistencyTable() {
+        Graph g = GraphRuntime.referenceOnly().createGraph(EngineKind.CPU);
+        g.add(Op.builder(0, OpKind.ReLU).input(f32(0, 1, 1, DYNAMIC_DIM, 1)).output(f32(1, 1, 1, DYNAMIC_DIM, 1)).build());
+        g.finalizeGraph();
+        CompiledPartition cp = g.partitions(PartitionPolicy.FUSION).get(0)
+                .compile(List.of(f32(0, 1, 1, DYNAMIC_DIM, 1)), List.of(), cpu);
+        // cases 1 and 2: fine
+        assertArrayEquals(new long[] {1, 1, 1, 1}, cp.inferOutputs(List.of(f32(0, 1, 1, 1, 1))).get(0).dims());
+        assertArrayEquals(new long[] {1, 1, 10, 1}, cp.inferOutputs(List.of(f32(0, 1, 1, 10, 1))).get(0).dims());
+        // case 3: a static dim changed
+        InvalidArgumentException e3 = assertThrows(InvalidArgumentException.class,
+                () -> cp.inferOutputs(List.of(f32(0, 1, 10, 10, 1))));
+        assertTrue(e3.getMessage().contains("dim 1 is 10 but the partition was compiled for 1"), e3.getMessage());
+        // case 4: still dynamic at execution
+        InvalidArgumentException e4 = assertThrows(InvalidArgumentException.class,
+                () -> cp.inferOutputs(List.of(f32(0, 1, 1, DYNAMIC_DIM, 1))));
+        assertTrue(e4.getMessage().contains("dim 2 must be concrete at execution"), e4.getMessage());
+    }
+
+    @Test
+    void aTensorOverADynamicDimCannotBeCreated() {
+        try (Arena arena = Arena.ofConfined()) {
+            InvalidArgumentException e = assertThrows(InvalidArgumentException.class,
+                    () -> Tensor.allocate(f32(4, DYNAMIC_DIM, 3), cpu, arena));
+            assertTrue(e.getMessage().contains("logical tensor 4 with dynamic dims [dyn,3]"), e.getMessage());
+        }
+    }
+}
