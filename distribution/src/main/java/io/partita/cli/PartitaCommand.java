@@ -4,6 +4,7 @@ import java.io.PrintStream;
 import java.io.PrintWriter;
 
 import io.partita.cli.run.BackendsCommand;
+import io.partita.cli.run.HarnessCommand;
 import io.partita.cli.run.PartitionsCommand;
 import io.partita.cli.run.RunCommand;
 import io.partita.graph.GraphRuntime;
@@ -13,7 +14,8 @@ import picocli.CommandLine.Command;
 /** The root of the command tree ({@code partita run|partitions|backends|shell}). */
 @Command(name = "partita", mixinStandardHelpOptions = true, version = "Partita 0.1.0",
         description = "Runs oneDNN-style graphs on the Partita runtime.",
-        subcommands = {RunCommand.class, PartitionsCommand.class, BackendsCommand.class, ShellCommand.class})
+        subcommands = {RunCommand.class, PartitionsCommand.class, BackendsCommand.class, HarnessCommand.class,
+            ShellCommand.class})
 public final class PartitaCommand implements Runnable {
 
     /** Exit codes. */
@@ -51,6 +53,9 @@ public final class PartitaCommand implements Runnable {
             }
             if (cls == PartitionsCommand.class) {
                 return cls.cast(new PartitionsCommand(runtime, out));
+            }
+            if (cls == HarnessCommand.class) {
+                return cls.cast(new HarnessCommand(runtime, out));
             }
             if (cls == BackendsCommand.class) {
                 return cls.cast(new BackendsCommand(runtime, out));

@@ -27,16 +27,19 @@ public final class ElementIO {
         long n = checkedCount(lt);
         double[] out = new double[(int) n];
         DataType dt = lt.dataType();
-        if (lt.isDense() && dt == DataType.F32) {
-            for (int i = 0; i < out.length; i++) {
-                out[i] = seg.getAtIndex(F32, i);
+        if (lt.isDense()) {
+            if (dt == DataType.F32) {
+                for (int i = 0; i < out.length; i++) {
+                    out[i] = seg.getAtIndex(F32, i);
+                }
+            } else {
+                for (int i = 0; i < out.length; i++) {
+                    out[i] = get(dt, seg, i);
+                }
             }
             return out;
         }
-        long[] offsets = elementOffsets(lt);
-        for (int i = 0; i < out.length; i++) {
-            out[i] = get(dt, seg, offsets[i]);
-        }
+        forEachOffset(lt, (i, off) -> out[i] = get(dt, seg, off));
         return out;
     }
 
@@ -48,22 +51,59 @@ public final class ElementIO {
                     + " values");
         }
         DataType dt = lt.dataType();
-        if (lt.isDense() && dt == DataType.F32) {
-            for (int i = 0; i < values.length; i++) {
-                seg.setAtIndex(F32, i, (float) values[i]);
+        if (lt.isDense()) {
+            if (dt == DataType.F32) {
+                for (int i = 0; i < values.length; i++) {
+                    seg.setAtIndex(F32, i, (float) values[i]);
+                }
+            } else {
+                for (int i = 0; i < values.length; i++) {
+                    set(dt, seg, i, values[i]);
+                }
             }
             return;
         }
-        long[] offsets = elementOffsets(lt);
-        if (dt.bits() == 4) {
-            // Two elements share a byte: a read-modify-write per nibble.
-            for (int i = 0; i < values.length; i++) {
-                set4(dt, seg, offsets[i], values[i]);
-            }
+        forEachOffset(lt, (i, off) -> set(dt, seg, off, values[i]));
+    }
+
+    /** Receives each element's logical index and its offset (in elements) in memory. */
+    @FunctionalInterface
+    interface OffsetVisitor {
+        void visit(int index, long offset);
+    }
+
+    /** Walks a strided tensor in logical row-major order without materializing offsets. */
+    static void forEachOffset(LogicalTensor lt, OffsetVisitor v) {
+        long[] dims = lt.dims();
+        long[] strides = lt.strides();
+        int n = (int) lt.elementCount();
+        int rank = dims.length;
+        if (n == 0) {
             return;
         }
-        for (int i = 0; i < values.length; i++) {
-            set(dt, seg, offsets[i], values[i]);
+        if (rank == 0) {
+            v.visit(0, 0);
+            return;
+        }
+        long inner = dims[rank - 1];
+        long innerStride = strides[rank - 1];
+        long[] idx = new long[rank];
+        long base = 0;
+        int i = 0;
+        while (i < n) {
+            long off = base;
+            for (long k = 0; k < inner; k++, off += innerStride) {
+                v.visit(i++, off);
+            }
+            for (int d = rank - 2; d >= 0; d--) {
+                idx[d]++;
+                base += strides[d];
+                if (idx[d] < dims[d]) {
+                    break;
+                }
+                base -= strides[d] * idx[d];
+                idx[d] = 0;
+            }
         }
     }
 
@@ -82,33 +122,6 @@ public final class ElementIO {
                     + " elements; element-wise access supports at most " + (Integer.MAX_VALUE - 8));
         }
         return n;
-    }
-
-    /** The element offset (in elements, not bytes) of every logical index, in row-major order. */
-    public static long[] elementOffsets(LogicalTensor lt) {
-        long[] dims = lt.dims();
-        long[] strides = lt.strides();
-        int n = (int) lt.elementCount();
-        long[] offsets = new long[n];
-        int rank = dims.length;
-        if (n == 0) {
-            return offsets;
-        }
-        long[] idx = new long[rank];
-        long off = 0;
-        for (int i = 0; i < n; i++) {
-            offsets[i] = off;
-            for (int d = rank - 1; d >= 0; d--) {
-                idx[d]++;
-                off += strides[d];
-                if (idx[d] < dims[d]) {
-                    break;
-                }
-                off -= strides[d] * idx[d];
-                idx[d] = 0;
-            }
-        }
-        return offsets;
     }
 
     /** One element at an element offset, as double. */
