@@ -418,6 +418,8 @@ public final class CaseRewriter {
                     }
                     ops.get(idx).attr(kv[0], parseAttr(type, kv[1], opEntry));
                 }
+                // Attributes decide shapes (keep_dims, strides, shape...): infer again.
+                reinfer = true;
             }
         }
 

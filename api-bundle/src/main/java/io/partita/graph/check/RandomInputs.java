@@ -52,14 +52,16 @@ public final class RandomInputs {
                 }
                 Port p = schema.inputPort(i);
                 ValueDomain d = p == null ? ValueDomain.ANY : p.domain();
-                if (d == ValueDomain.SHAPE) {
+                if (d == ValueDomain.SHAPE || d == ValueDomain.AXES) {
                     shapeConsumer = op;
                 }
                 domain = stronger(domain, d);
             }
         }
         int n = (int) lt.elementCount();
-        double[] v = domain == ValueDomain.SHAPE ? shapeValues(lt, shapeConsumer) : random(lt.dataType(), domain, n, seed);
+        double[] v = domain == ValueDomain.SHAPE ? shapeValues(lt, shapeConsumer)
+                : domain == ValueDomain.AXES ? reducedAxes(lt, shapeConsumer)
+                : random(lt.dataType(), domain, n, seed);
         tensor.copyFrom(v);
     }
 
@@ -83,6 +85,38 @@ public final class RandomInputs {
             v[i] = target[i];
         }
         return v;
+    }
+
+    /** The axes a reduction's declared output drops (or keeps as 1) from its input. */
+    private static double[] reducedAxes(LogicalTensor lt, Op op) {
+        long[] in = op.input(0).dims();
+        long[] out = op.output(0).dims();
+        if (in == null || out == null) {
+            throw new UnsupportedFeatureException("cannot choose axes for tensor " + lt.id() + " of " + op.describe()
+                    + ": its input and output dims are not declared");
+        }
+        java.util.List<Integer> axes = new java.util.ArrayList<>();
+        if (in.length == out.length) {
+            for (int i = 0; i < in.length; i++) {
+                if (out[i] == 1 && in[i] != 1) {
+                    axes.add(i);
+                }
+            }
+        } else {
+            int j = 0;
+            for (int i = 0; i < in.length; i++) {
+                if (j < out.length && in[i] == out[j]) {
+                    j++;
+                } else {
+                    axes.add(i);
+                }
+            }
+        }
+        if (axes.size() != lt.elementCount()) {
+            throw new UnsupportedFeatureException("cannot choose " + lt.elementCount() + " axes for tensor " + lt.id()
+                    + " of " + op.describe() + ": its declared dims imply " + axes);
+        }
+        return axes.stream().mapToDouble(Integer::doubleValue).toArray();
     }
 
     private static double[] permutationFor(LogicalTensor lt, Op op, long[] src, long[] target) {

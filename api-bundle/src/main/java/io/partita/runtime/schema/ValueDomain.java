@@ -13,6 +13,8 @@ public enum ValueDomain {
     NON_ZERO,
     /** Small integers suitable as a shape, axis or order: filled from the graph's context. */
     SHAPE,
+    /** Axes a reduction works on: derived from the op's declared input and output dims. */
+    AXES,
     /** Scale factors (positive, around 1). */
     SCALE,
     /** Quantization zero points: small integers within the data type. */

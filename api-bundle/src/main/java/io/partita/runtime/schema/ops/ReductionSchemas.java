@@ -32,7 +32,7 @@ final class ReductionSchemas {
             r.accept(OpSchema.builder(kind)
                     .typeVar("T1", DataType.F32, DataType.BF16, DataType.F16)
                     .input("src", "T1")
-                    .optionalInput("axes", Set.of(DataType.S32), ValueDomain.SHAPE)
+                    .optionalInput("axes", Set.of(DataType.S32), ValueDomain.AXES)
                     .output("dst", "T1")
                     .attr("axes", new long[0])
                     .attr("keep_dims", false)
