@@ -1,0 +1,209 @@
+package io.partita.it;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertNotNull;
+import static org.junit.Assert.assertTrue;
+import static org.junit.Assert.fail;
+import static org.ops4j.pax.exam.CoreOptions.options;
+import static org.ops4j.pax.exam.CoreOptions.streamBundle;
+import static org.ops4j.pax.tinybundles.core.TinyBundles.bundle;
+
+import java.io.InputStream;
+import java.lang.foreign.Arena;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Dictionary;
+import java.util.Hashtable;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import javax.inject.Inject;
+
+import org.junit.Test;
+import org.junit.runner.RunWith;
+import org.ops4j.pax.exam.Configuration;
+import org.ops4j.pax.exam.Option;
+import org.ops4j.pax.exam.junit.PaxExam;
+import org.ops4j.pax.exam.spi.reactors.ExamReactorStrategy;
+import org.ops4j.pax.exam.spi.reactors.PerClass;
+import org.osgi.framework.Bundle;
+import org.osgi.framework.BundleContext;
+import org.osgi.framework.Constants;
+import org.osgi.framework.ServiceRegistration;
+
+import org.osgi.service.cm.ConfigurationAdmin;
+
+import io.partita.graph.BackendInfo;
+import io.partita.graph.BackendUnavailableException;
+import io.partita.graph.CompiledPartition;
+import io.partita.graph.DataType;
+import io.partita.graph.Engine;
+import io.partita.graph.EngineKind;
+import io.partita.graph.Graph;
+import io.partita.graph.GraphRuntime;
+import io.partita.graph.LogicalTensor;
+import io.partita.graph.Op;
+import io.partita.graph.OpKind;
+import io.partita.graph.Partition;
+import io.partita.graph.PartitionPolicy;
+import io.partita.graph.Stream;
+import io.partita.graph.Tensor;
+import io.partita.it.backend.GatedBackend;
+import io.partita.it.backend.GatedBackendActivator;
+
+/** The distribution's bundles in a real Felix container: runtime service, hot swap, FileInstall. */
+@RunWith(PaxExam.class)
+@ExamReactorStrategy(PerClass.class)
+public class ContainerIT {
+    private static final Path CONF = ContainerSupport.tempConf();
+
+    @Inject
+    private BundleContext context;
+
+    @Inject
+    private GraphRuntime runtime;
+
+    @Inject
+    private ConfigurationAdmin configAdmin;
+
+    @Configuration
+    public Option[] config() {
+        return options(ContainerSupport.distribution(CONF));
+    }
+
+    @Test
+    public void everyBundleIsActive() {
+        for (Bundle b : context.getBundles()) {
+            boolean fragment = b.getHeaders().get(Constants.FRAGMENT_HOST) != null;
+            if (!fragment && b.getSymbolicName().startsWith("io.partita")) {
+                assertEquals(b.getSymbolicName() + " is active", Bundle.ACTIVE, b.getState());
+            }
+        }
+        assertTrue(runtime.backends().stream().anyMatch(b -> b.id().equals("reference")));
+    }
+
+    @Test
+    public void aGraphRunsThroughTheRuntimeService() {
+        Graph g = reluGraph();
+        List<Partition> parts = g.partitions(PartitionPolicy.FUSION);
+        assertEquals(2, parts.size());
+        float[] out = run(parts.get(0).compile(Engine.cpu()), new float[] {-1, 2, -3, 4});
+        assertEquals(2f, out[1], 0);
+        assertEquals(0f, out[0], 0);
+    }
+
+    private Graph reluGraph() {
+        Graph g = runtime.createGraph(EngineKind.CPU);
+        g.add(Op.builder(0, OpKind.ReLU).input(lt(0)).output(lt(1)).build());
+        g.add(Op.builder(1, OpKind.Sigmoid).input(lt(1)).output(lt(2)).build());
+        return g.finalizeGraph();
+    }
+
+    private static LogicalTensor lt(long id) {
+        return LogicalTensor.of(id, DataType.F32, 4);
+    }
+
+    private static float[] run(CompiledPartition cp, float[] in) {
+        Engine e = Engine.cpu();
+        try (Arena arena = Arena.ofShared()) {
+            Tensor a = Tensor.allocate(cp.inputs().get(0), e, arena);
+            a.copyFrom(in);
+            Tensor b = Tensor.allocate(cp.outputs().get(0), e, arena);
+            cp.execute(new Stream(e), List.of(a), List.of(b));
+            return b.toFloatArray();
+        }
+    }
+
+    /**
+     * Installs a backend bundle while the container runs, starts an execution on it, stops the
+     * bundle while that execution is in flight: the execution finishes, the next partitioning no
+     * longer sees the backend, and the old compiled partition reports BackendUnavailableException.
+     */
+    @Test
+    public void hotSwapOfABackendBundle() throws Exception {
+        InputStream jar = bundle()
+                .add(GatedBackend.class)
+                .add(GatedBackendActivator.class)
+                .set(Constants.BUNDLE_SYMBOLICNAME, "io.partita.test.gated")
+                .set(Constants.BUNDLE_ACTIVATOR, GatedBackendActivator.class.getName())
+                .set(Constants.IMPORT_PACKAGE, "io.partita.graph,io.partita.spi,org.osgi.framework")
+                .build();
+        Bundle gated = context.installBundle("test:gated", jar);
+        gated.start();
+        try {
+            assertEquals("gated", runtime.backends().get(0).id());
+            Partition relu = reluGraph().partitions(PartitionPolicy.FUSION).get(0);
+            assertEquals("gated", relu.backendId());
+            CompiledPartition cp = relu.compile(Engine.cpu());
+
+            CountDownLatch entered = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            ServiceRegistration<?> r1 = context.registerService(CountDownLatch.class, entered, props("entered"));
+            ServiceRegistration<?> r2 = context.registerService(CountDownLatch.class, release, props("release"));
+            CompletableFuture<float[]> inFlight = CompletableFuture.supplyAsync(() -> run(cp, new float[] {-5, 5, -1, 1}));
+            assertTrue("the execution started", entered.await(10, TimeUnit.SECONDS));
+
+            CompletableFuture<Void> stopping = CompletableFuture.runAsync(() -> {
+                try {
+                    gated.stop();
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            stopping.get(10, TimeUnit.SECONDS); // stopping does not wait for the execution
+            assertTrue(runtime.backends().stream().noneMatch(b -> b.id().equals("gated")));
+            release.countDown();
+            float[] result = inFlight.get(10, TimeUnit.SECONDS);
+            assertEquals(5f, result[1], 0);
+            assertEquals(0f, result[0], 0);
+            r1.unregister();
+            r2.unregister();
+
+            assertEquals("reference", reluGraph().partitions(PartitionPolicy.FUSION).get(0).backendId());
+            try {
+                run(cp, new float[] {1, 2, 3, 4});
+                fail("a partition of a stopped backend must not run");
+            } catch (BackendUnavailableException expected) {
+                assertEquals("gated", expected.backendId());
+            }
+        } finally {
+            gated.uninstall();
+        }
+    }
+
+    private static Dictionary<String, Object> props(String name) {
+        Hashtable<String, Object> p = new Hashtable<>();
+        p.put("partita.test.latch", name);
+        return p;
+    }
+
+    @Test
+    public void fileInstallTurnsCfgFilesIntoConfigurations() throws Exception {
+        Path cfg = CONF.resolve("io.partita.it.example.cfg");
+        Files.writeString(cfg, "answer = 42\n");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        Object value = null;
+        while (System.nanoTime() < deadline) {
+            org.osgi.service.cm.Configuration[] found = configAdmin.listConfigurations("(service.pid=io.partita.it.example)");
+            if (found != null && found.length == 1) {
+                value = found[0].getProperties().get("answer");
+                if (value != null) {
+                    break;
+                }
+            }
+            Thread.sleep(100);
+        }
+        assertNotNull("FileInstall delivered the configuration", value);
+        assertEquals("42", value.toString());
+    }
+
+    @Test
+    public void backendInfoListsEngineKinds() {
+        BackendInfo ref = runtime.backends().get(runtime.backends().size() - 1);
+        assertEquals(Map.of("id", "reference", "cpu", true),
+                Map.of("id", ref.id(), "cpu", ref.engineKinds().contains(EngineKind.CPU)));
+    }
+}

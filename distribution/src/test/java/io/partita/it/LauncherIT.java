@@ -1,0 +1,75 @@
+package io.partita.it;
+
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.Test;
+
+/** The assembled distribution's {@code bin/partita} script, run as a user would. */
+public class LauncherIT {
+
+    /** Output and exit code of a launcher run. */
+    record Run(int code, String out) {
+    }
+
+    static Run partita(String stdin, String... args) throws IOException, InterruptedException {
+        Path home = ContainerSupport.home().toAbsolutePath();
+        List<String> cmd = new ArrayList<>();
+        cmd.add(home.resolve("bin/partita").toString());
+        cmd.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
+        Process p = pb.start();
+        if (stdin != null) {
+            p.getOutputStream().write(stdin.getBytes(StandardCharsets.UTF_8));
+        }
+        p.getOutputStream().close();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue("finished in time", p.waitFor(120, TimeUnit.SECONDS));
+        return new Run(p.exitValue(), out);
+    }
+
+    static Path example(String name) {
+        return ContainerSupport.home().resolve("examples").resolve(name).toAbsolutePath();
+    }
+
+    @Test
+    public void runWithCheckOnTheMlpExample() throws Exception {
+        Run r = partita(null, "run", example("mlp.json").toString(), "--iterations", "3", "--check");
+        assertEquals(r.out, 0, r.code);
+        assertTrue(r.out, r.out.contains("partitions (policy fusion)"));
+        assertTrue(r.out, r.out.contains("first iteration:"));
+        assertTrue(r.out, r.out.contains("steady state over 3 iterations: median"));
+        assertTrue(r.out, r.out.contains("check: all 1 outputs match the reference backend"));
+    }
+
+    @Test
+    public void badInputsExitWithAClearMessage() throws Exception {
+        Run missing = partita(null, "run", "/nonexistent/graph.json");
+        assertEquals(missing.out, 2, missing.code);
+        assertTrue(missing.out, missing.out.contains("no such graph file: /nonexistent/graph.json"));
+        Path bad = Files.createTempFile("bad", ".json");
+        Files.writeString(bad, "{\"engine_kind\": \"cpu\", \"graph\": [{\"id\": 0, \"kind\": \"Nope\", \"inputs\": [], \"outputs\": []}]}");
+        Run unknown = partita(null, "run", bad.toString());
+        assertEquals(unknown.out, 2, unknown.code);
+        assertTrue(unknown.out, unknown.out.contains("unknown op kind 'Nope'"));
+        Run option = partita(null, "run", example("mlp.json").toString(), "--policy", "greedy");
+        assertEquals(option.out, 2, option.code);
+        assertTrue(option.out, option.out.contains("'greedy' is not a policy; expected fusion or debug"));
+    }
+
+    @Test
+    public void shellCommandsWork() throws Exception {
+        Run r = partita("partita:backends\npartita:partitions " + example("attention.json") + "\n", "shell");
+        assertTrue(r.out, r.out.contains("reference"));
+        assertTrue(r.out, r.out.contains("partitions (policy fusion):"));
+    }
+}
