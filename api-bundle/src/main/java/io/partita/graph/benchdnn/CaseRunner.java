@@ -36,6 +36,7 @@ public final class CaseRunner {
     private final Path graphDir;
     private final boolean compareWithReference;
     private final long maxElements;
+    private final io.partita.graph.EngineKind engineKind = io.partita.graph.EngineKind.CPU;
 
     /**
      * @param graphDir the folder {@code --case} paths are relative to
@@ -90,7 +91,8 @@ public final class CaseRunner {
         List<Variant> variants;
         try {
             Path file = graphDir.resolve(line.caseFile());
-            GraphDescription base = GraphJson.parse(file);
+            // Like benchdnn, the engine comes from the runner, not from the file's engine_kind.
+            GraphDescription base = GraphJson.parse(file).withEngineKind(engineKind);
             variants = CaseRewriter.expand(line, base);
         } catch (PartitaException e) {
             return new LineResult(line, List.of(), e.getMessage());

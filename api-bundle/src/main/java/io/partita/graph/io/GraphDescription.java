@@ -31,6 +31,11 @@ public record GraphDescription(String version, EngineKind engineKind, FpMathMode
                 graph.fpMathApplyToInt(), List.of(), List.of(), graph.ops());
     }
 
+    /** The same description for another engine kind (benchdnn runs files on the engine it is told). */
+    public GraphDescription withEngineKind(EngineKind kind) {
+        return new GraphDescription(version, kind, fpMathMode, fpMathApplyToInt, inputPorts, outputPorts, ops);
+    }
+
     /** The same description with other ops. */
     public GraphDescription withOps(List<Op> newOps) {
         return new GraphDescription(version, engineKind, fpMathMode, fpMathApplyToInt, inputPorts, outputPorts, newOps);

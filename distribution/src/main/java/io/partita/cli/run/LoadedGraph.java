@@ -12,8 +12,8 @@ import io.partita.graph.io.GraphJson;
 /** A graph file loaded, validated and finalized on a runtime. */
 record LoadedGraph(Path file, GraphDescription description, Graph graph) {
 
-    /** Loads and finalizes; errors carry the file name and what is wrong. */
-    static LoadedGraph load(GraphRuntime runtime, Path file) {
+    /** Loads and finalizes for an engine kind; errors carry the file name and what is wrong. */
+    static LoadedGraph load(GraphRuntime runtime, Path file, io.partita.graph.EngineKind kind) {
         if (!Files.isRegularFile(file)) {
             throw new BadInputException("no such graph file: " + file);
         }
@@ -23,7 +23,7 @@ record LoadedGraph(Path file, GraphDescription description, Graph graph) {
         } catch (PartitaException e) {
             throw new BadInputException(e.getMessage());
         }
-        return of(runtime, file, d);
+        return of(runtime, file, kind == null ? d : d.withEngineKind(kind));
     }
 
     static LoadedGraph of(GraphRuntime runtime, Path file, GraphDescription d) {

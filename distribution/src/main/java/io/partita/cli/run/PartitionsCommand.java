@@ -33,7 +33,7 @@ public final class PartitionsCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         try {
-            LoadedGraph g = LoadedGraph.load(runtime, file);
+            LoadedGraph g = LoadedGraph.load(runtime, file, null);
             out.println("graph: " + g.summary());
             List<Partition> parts = g.graph().partitions(policy);
             Report.partitions(out, policy, parts, null);

@@ -9,6 +9,7 @@ import java.util.concurrent.Callable;
 
 import io.partita.graph.CompiledGraph;
 import io.partita.graph.Engine;
+import io.partita.graph.EngineKind;
 import io.partita.graph.GraphRuntime;
 import io.partita.graph.LogicalTensor;
 import io.partita.graph.Partition;
@@ -44,6 +45,10 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "--policy", defaultValue = "fusion", converter = PolicyConverter.class,
             description = "fusion or debug (default: ${DEFAULT-VALUE})")
     PartitionPolicy policy;
+
+    @Option(names = "--engine", defaultValue = "cpu",
+            description = "engine kind to run on, cpu or gpu (default: ${DEFAULT-VALUE}, as benchdnn; a file's engine_kind is only its origin)")
+    String engine;
 
     @Option(names = "--check", description = "compare every output with the reference backend; exit 1 on mismatch")
     boolean check;
@@ -82,9 +87,15 @@ public final class RunCommand implements Callable<Integer> {
             // Read by backends that size a thread pool per engine; the reference backend is single-threaded.
             System.setProperty("partita.threads", Integer.toString(threads));
         }
-        LoadedGraph g = LoadedGraph.load(runtime, file);
+        EngineKind kind;
+        try {
+            kind = EngineKind.fromSpelling(this.engine);
+        } catch (IllegalArgumentException e) {
+            throw new BadInputException("--engine: " + e.getMessage());
+        }
+        LoadedGraph g = LoadedGraph.load(runtime, file, kind);
         out.println("graph: " + g.summary());
-        Engine engine = new Engine(g.graph().engineKind(), 0);
+        Engine engine = new Engine(kind, 0);
         List<Partition> parts = g.graph().partitions(policy);
         try (Arena arena = Arena.ofShared(); CompiledGraph cg = runtime.compile(g.graph(), policy, engine)) {
             Report.partitions(out, policy, parts, cg);
