@@ -12,20 +12,29 @@ import io.partita.runtime.schema.ShapeContext;
 
 /** MatMul: batched matrix product with optional bias, transposes of the last two dims. */
 public final class MatMulSchemas {
+    /** Values of {@code accumulation_mode}, as oneDNN's accumulation modes; {@code strict} is the default. */
+    public static final String[] ACCUMULATION_MODES = {"strict", "relaxed", "any", "f32", "s32", "f16"};
+
     private MatMulSchemas() {
     }
 
     public static void register(Consumer<OpSchema> r) {
         r.accept(OpSchema.builder(OpKind.MatMul)
+                // One type set per port: oneDNN lists mixed combinations (bf16 src with f32
+                // weights, bf16 x bf16 -> f32, ...); the reference computes in double anyway.
                 .typeVar("T1", DataType.F32, DataType.BF16, DataType.F16)
                 .typeVar("T2", DataType.F32, DataType.BF16, DataType.F16)
                 .typeVar("T3", DataType.F32, DataType.BF16, DataType.F16)
+                .typeVar("T4", DataType.F32, DataType.BF16, DataType.F16)
                 .input("src", "T1")
-                .input("weights", "T1")
-                .optionalInput("bias", "T2")
-                .output("dst", "T3")
+                .input("weights", "T2")
+                .optionalInput("bias", "T3")
+                .output("dst", "T4")
                 .attr("transpose_a", false)
                 .attr("transpose_b", false)
+                // Newer oneDNN: the accumulation data type a backend may use (primitive attribute
+                // accumulation_mode). The reference always accumulates exactly in double.
+                .attr("accumulation_mode", "strict", ACCUMULATION_MODES)
                 .shape(MatMulSchemas::infer)
                 .build());
     }
