@@ -183,7 +183,9 @@ final class PartitionImpl implements Partition {
         }
         boolean explicitStrides = given.layoutType() == LayoutType.STRIDED && g != null && Dims.allKnown(g)
                 && Dims.allKnown(dims) && !java.util.Arrays.equals(given.strides(), LogicalTensor.denseStrides(g));
-        LogicalTensor r = inferred.withDims(dims).withProperty(given.property());
+        // Outputs the user leaves as any/undef get the runtime's choice: dense strided.
+        LogicalTensor r = LogicalTensor.of(inferred.id(), inferred.dataType(), dims, LayoutType.STRIDED, null,
+                given.property());
         return explicitStrides ? r.withStrides(given.strides()) : r;
     }
 

@@ -32,7 +32,10 @@ public final class RandomInputs {
     public static Map<Long, Tensor> forGraph(Graph graph, Engine engine, Arena arena, long seed) {
         Map<Long, Tensor> out = new LinkedHashMap<>();
         for (LogicalTensor t : graph.inputs()) {
-            Tensor tensor = Tensor.allocate(t, engine, arena);
+            // Inputs left as any/undef get the layout compilation gives them: dense strided.
+            LogicalTensor lt = t.layoutType() == io.partita.graph.LayoutType.ANY
+                    || t.layoutType() == io.partita.graph.LayoutType.UNDEF ? t.withLayout(io.partita.graph.LayoutType.STRIDED) : t;
+            Tensor tensor = Tensor.allocate(lt, engine, arena);
             fill(tensor, graph.ops(), seed ^ (t.id() * 0x9E3779B97F4A7C15L));
             out.put(t.id(), tensor);
         }

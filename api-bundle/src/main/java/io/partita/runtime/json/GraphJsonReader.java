@@ -190,6 +190,8 @@ public final class GraphJsonReader {
             for (int i = 0; i < shape.length; i++) {
                 shape[i] = integer(shapeNodes.get(i), w + ".shape[" + i + "]");
             }
+            // oneDNN writes a tensor of unknown rank as the single dim INT64_MIN.
+            boolean unknownRank = shape.length == 1 && shape[0] == LogicalTensor.UNKNOWN_DIM;
             LayoutType layout = n.has("layout_type")
                     ? parseEnum(w + ".layout_type", text(n.get("layout_type"), w + ".layout_type"), LayoutType::fromSpelling)
                     : LayoutType.STRIDED;
@@ -212,6 +214,9 @@ public final class GraphJsonReader {
                 }
             }
             try {
+                if (unknownRank) {
+                    return LogicalTensor.unknownRank(id, dt).withProperty(prop);
+                }
                 if (layout == LayoutType.OPAQUE) {
                     long layoutId = n.has("layout_id") ? integer(n.get("layout_id"), w + ".layout_id") : 0;
                     return LogicalTensor.opaque(id, dt, shape, layoutId, prop);

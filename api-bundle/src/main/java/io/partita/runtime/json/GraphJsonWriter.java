@@ -108,6 +108,8 @@ public final class GraphJsonWriter {
             for (long d : dims) {
                 g.writeNumber(d);
             }
+        } else {
+            g.writeNumber(LogicalTensor.UNKNOWN_DIM); // oneDNN's spelling of an unknown rank
         }
         g.writeEndArray();
         g.writeArrayFieldStart("stride");

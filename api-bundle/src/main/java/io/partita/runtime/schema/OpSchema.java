@@ -225,11 +225,6 @@ public final class OpSchema {
                 result.add(d.withDims(inferred));
                 continue;
             }
-            if (dd.length != inferred.length && allUnknown(dd)) {
-                // A declaration of only unknown dims (as some dumps write an unknown rank) fixes nothing.
-                result.add(d.withDims(inferred));
-                continue;
-            }
             if (dd.length != inferred.length) {
                 throw new InvalidGraphException(op.id(), op.describe() + ": output " + i + " (tensor " + d.id()
                         + ") is declared with rank " + dd.length + " " + LogicalTensor.dimsToString(dd)
@@ -250,15 +245,6 @@ public final class OpSchema {
             result.add(Arrays.equals(merged, dd) ? d : keepLayout(d, merged));
         }
         return result;
-    }
-
-    private static boolean allUnknown(long[] dims) {
-        for (long d : dims) {
-            if (d != LogicalTensor.UNKNOWN_DIM) {
-                return false;
-            }
-        }
-        return true;
     }
 
     private static LogicalTensor keepLayout(LogicalTensor d, long[] dims) {
