@@ -74,9 +74,9 @@ class GraphValidationTest {
 
     @Test
     void mismatchedTypeVariableNamesBothPorts() {
-        Op op = matmul(5, LogicalTensor.of(0, DataType.BF16, 2, 2), f32(1, 2, 2), f32(2, 2, 2));
+        Op op = Op.builder(5, OpKind.ReLU).input(LogicalTensor.of(0, DataType.BF16, 2, 2)).output(f32(1, 2, 2)).build();
         InvalidGraphException e = assertThrows(InvalidGraphException.class, () -> graph().add(op));
-        assertTrue(e.getMessage().contains("input 1 (weights, tensor 1) has data type f32 but input 0 (src, tensor 0) has bf16"),
+        assertTrue(e.getMessage().contains("output 0 (dst, tensor 1) has data type f32 but input 0 (src, tensor 0) has bf16"),
                 e.getMessage());
     }
 

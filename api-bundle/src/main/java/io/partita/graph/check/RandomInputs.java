@@ -83,6 +83,14 @@ public final class RandomInputs {
         if (op.kind() == OpKind.DynamicTranspose) {
             return permutationFor(lt, op, src, target);
         }
+        if (op.kind() == OpKind.Interpolate || op.kind() == OpKind.InterpolateBackward) {
+            // sizes are the spatial dims of the resized tensor (dst, or diff_dst for the backward op)
+            long[] resized = op.kind() == OpKind.Interpolate ? target : op.input(1).dims();
+            boolean channelsLast = !op.hasAttr("data_format") || "NXC".equals(op.stringAttr("data_format"));
+            int from = channelsLast ? 1 : 2;
+            int to = channelsLast ? resized.length - 1 : resized.length;
+            target = java.util.Arrays.copyOfRange(resized, from, to);
+        }
         double[] v = new double[target.length];
         for (int i = 0; i < v.length; i++) {
             v[i] = target[i];
