@@ -30,7 +30,7 @@ import org.osgi.util.tracker.ServiceTracker;
 public final class PartitaLauncher {
     /** The service property the CLI bundle's command runner carries. */
     static final String CLI_FILTER = "(&(objectClass=" + ToIntFunction.class.getName() + ")(partita.cli=true))";
-    private static final long SERVICE_WAIT_MS = 5_000;
+    private static final long SERVICE_WAIT_MS = 30_000;
 
     /** Held so the level set on it is not lost to garbage collection. */
     private static final java.util.logging.Logger SPIFLY_LOG = java.util.logging.Logger.getLogger("org.apache.aries.spifly");
@@ -56,25 +56,37 @@ public final class PartitaLauncher {
 
     private static int shell(Path home) throws Exception {
         Framework fw = start(home, true);
+        // The shell starts once the commands are registered, so input piped in finds them.
+        awaitCli(fw.getBundleContext(), home);
+        for (Bundle b : fw.getBundleContext().getBundles()) {
+            if (isShell(b.getSymbolicName())) {
+                b.start();
+            }
+        }
         fw.waitForStop(0);
         return 0;
     }
 
+    private static boolean isShell(String symbolicName) {
+        return "org.apache.felix.gogo.shell".equals(symbolicName);
+    }
+
     @SuppressWarnings({"unchecked", "rawtypes"})
+    private static ToIntFunction<String[]> awaitCli(BundleContext ctx, Path home) throws Exception {
+        ServiceTracker tracker = new ServiceTracker(ctx, ctx.createFilter(CLI_FILTER), null);
+        tracker.open();
+        Object cli = tracker.waitForService(SERVICE_WAIT_MS);
+        if (cli == null) {
+            throw new LaunchException("the CLI bundle did not start within " + SERVICE_WAIT_MS / 1000
+                    + " s; bundles not active: " + inactive(ctx));
+        }
+        return (ToIntFunction<String[]>) cli;
+    }
+
     private static int command(Path home, String[] args) throws Exception {
         Framework fw = start(home, false);
         try {
-            BundleContext ctx = fw.getBundleContext();
-            ServiceTracker tracker = new ServiceTracker(ctx, ctx.createFilter(CLI_FILTER), null);
-            tracker.open();
-            Object cli = tracker.waitForService(SERVICE_WAIT_MS);
-            if (cli == null) {
-                throw new LaunchException("the CLI bundle did not start within " + SERVICE_WAIT_MS / 1000
-                        + " s; bundles not active: " + inactive(ctx));
-            }
-            int code = ((ToIntFunction<String[]>) cli).applyAsInt(args);
-            tracker.close();
-            return code;
+            return awaitCli(fw.getBundleContext(), home).applyAsInt(args);
         } finally {
             fw.stop();
             fw.waitForStop(TimeUnit.SECONDS.toMillis(20));
@@ -126,7 +138,7 @@ public final class PartitaLauncher {
         List<Bundle> ordered = new ArrayList<>(installed);
         ordered.sort(Comparator.comparing(PartitaLauncher::startRank));
         for (Bundle b : ordered) {
-            if (b.getHeaders().get(Constants.FRAGMENT_HOST) == null) {
+            if (b.getHeaders().get(Constants.FRAGMENT_HOST) == null && !isShell(b.getSymbolicName())) {
                 try {
                     b.start();
                 } catch (BundleException e) {

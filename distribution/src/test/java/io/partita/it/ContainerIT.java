@@ -5,8 +5,7 @@ import static org.junit.Assert.assertNotNull;
 import static org.junit.Assert.assertTrue;
 import static org.junit.Assert.fail;
 import static org.ops4j.pax.exam.CoreOptions.options;
-import static org.ops4j.pax.exam.CoreOptions.streamBundle;
-import static org.ops4j.pax.tinybundles.core.TinyBundles.bundle;
+import static org.ops4j.pax.tinybundles.TinyBundles.bundle;
 
 import java.io.InputStream;
 import java.lang.foreign.Arena;
@@ -70,8 +69,20 @@ public class ContainerIT {
     private ConfigurationAdmin configAdmin;
 
     @Configuration
-    public Option[] config() {
-        return options(ContainerSupport.distribution(CONF));
+    public Option[] config() throws Exception {
+        // Built here, in the test driver: the container only sees the finished jar.
+        Path gated = Files.createTempFile("gated-backend", ".jar");
+        try (InputStream jar = bundle()
+                .addClass(GatedBackend.class)
+                .addClass(GatedBackendActivator.class)
+                .symbolicName("io.partita.test.gated")
+                .activator(GatedBackendActivator.class)
+                .setHeader(Constants.IMPORT_PACKAGE, "io.partita.graph,io.partita.spi,org.osgi.framework")
+                .build()) {
+            Files.copy(jar, gated, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        }
+        return options(org.ops4j.pax.exam.CoreOptions.composite(ContainerSupport.distribution(CONF)),
+                org.ops4j.pax.exam.CoreOptions.systemProperty("partita.it.gated").value(gated.toUri().toString()));
     }
 
     @Test
@@ -124,14 +135,7 @@ public class ContainerIT {
      */
     @Test
     public void hotSwapOfABackendBundle() throws Exception {
-        InputStream jar = bundle()
-                .add(GatedBackend.class)
-                .add(GatedBackendActivator.class)
-                .set(Constants.BUNDLE_SYMBOLICNAME, "io.partita.test.gated")
-                .set(Constants.BUNDLE_ACTIVATOR, GatedBackendActivator.class.getName())
-                .set(Constants.IMPORT_PACKAGE, "io.partita.graph,io.partita.spi,org.osgi.framework")
-                .build();
-        Bundle gated = context.installBundle("test:gated", jar);
+        Bundle gated = context.installBundle(System.getProperty("partita.it.gated"));
         gated.start();
         try {
             assertEquals("gated", runtime.backends().get(0).id());
@@ -143,7 +147,10 @@ public class ContainerIT {
             CountDownLatch release = new CountDownLatch(1);
             ServiceRegistration<?> r1 = context.registerService(CountDownLatch.class, entered, props("entered"));
             ServiceRegistration<?> r2 = context.registerService(CountDownLatch.class, release, props("release"));
-            CompletableFuture<float[]> inFlight = CompletableFuture.supplyAsync(() -> run(cp, new float[] {-5, 5, -1, 1}));
+            // Own threads: the common pool may have a single worker on a 2-core machine.
+            java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(2);
+            CompletableFuture<float[]> inFlight = CompletableFuture.supplyAsync(() -> run(cp, new float[] {-5, 5, -1, 1}),
+                    threads);
             assertTrue("the execution started", entered.await(10, TimeUnit.SECONDS));
 
             CompletableFuture<Void> stopping = CompletableFuture.runAsync(() -> {
@@ -152,7 +159,7 @@ public class ContainerIT {
                 } catch (Exception e) {
                     throw new IllegalStateException(e);
                 }
-            });
+            }, threads);
             stopping.get(10, TimeUnit.SECONDS); // stopping does not wait for the execution
             assertTrue(runtime.backends().stream().noneMatch(b -> b.id().equals("gated")));
             release.countDown();
@@ -161,6 +168,7 @@ public class ContainerIT {
             assertEquals(0f, result[0], 0);
             r1.unregister();
             r2.unregister();
+            threads.shutdown();
 
             assertEquals("reference", reluGraph().partitions(PartitionPolicy.FUSION).get(0).backendId());
             try {
@@ -182,7 +190,8 @@ public class ContainerIT {
 
     @Test
     public void fileInstallTurnsCfgFilesIntoConfigurations() throws Exception {
-        Path cfg = CONF.resolve("io.partita.it.example.cfg");
+        // The folder FileInstall watches (this class is loaded anew inside the container).
+        Path cfg = Path.of(context.getProperty("felix.fileinstall.dir")).resolve("io.partita.it.example.cfg");
         Files.writeString(cfg, "answer = 42\n");
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         Object value = null;

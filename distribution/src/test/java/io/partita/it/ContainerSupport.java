@@ -16,7 +16,6 @@ import java.util.List;
 import java.util.stream.Stream;
 
 import org.ops4j.pax.exam.Option;
-import org.ops4j.pax.exam.options.UrlProvisionOption;
 
 /** Pax Exam options for the distribution's bundle set, as the launcher deploys it. */
 final class ContainerSupport {
@@ -37,16 +36,19 @@ final class ContainerSupport {
         try (Stream<Path> s = Files.list(home().resolve("bundle"))) {
             jars = s.filter(p -> p.toString().endsWith(".jar"))
                     .filter(p -> !p.getFileName().toString().startsWith("org.apache.felix.gogo.shell"))
+                    .filter(p -> java.util.Arrays.stream(System.getProperty("it.exclude", "").split(","))
+                            .noneMatch(x -> !x.isEmpty() && p.getFileName().toString().startsWith(x)))
                     .sorted(Comparator.comparing(ContainerSupport::startRank).thenComparing(Path::toString)).toList();
         } catch (IOException e) {
             throw new IllegalStateException("distribution not assembled at " + home(), e);
         }
         for (Path jar : jars) {
-            UrlProvisionOption b = bundle(jar.toUri().toString());
-            options.add(startRank(jar) < 2 ? b.startLevel(1) : b.startLevel(2));
+            // Installed in this order; within one start level the framework starts bundles in install order.
+            options.add(bundle(jar.toUri().toString()));
         }
         options.add(junitBundles());
-        options.add(frameworkProperty("org.osgi.framework.system.packages.extra").value("jdk.incubator.vector"));
+        // Appended to Pax Exam's own extra system packages (a framework property would replace them).
+        options.add(org.ops4j.pax.exam.CoreOptions.systemPackage("jdk.incubator.vector"));
         options.add(frameworkProperty("felix.fileinstall.dir").value(confDir.toString()));
         options.add(frameworkProperty("felix.fileinstall.poll").value("200"));
         options.add(frameworkProperty("felix.fileinstall.noInitialDelay").value("true"));

@@ -21,16 +21,16 @@ public class PartitaShellCommands {
     @Reference
     private GraphRuntime runtime;
 
-    public int backends() {
-        return invoke("backends");
+    public void backends() {
+        invoke("backends");
     }
 
-    public int partitions(String... args) {
-        return invoke("partitions", args);
+    public void partitions(String... args) {
+        invoke("partitions", args);
     }
 
-    public int run(String... args) {
-        return invoke("run", args);
+    public void run(String... args) {
+        invoke("run", args);
     }
 
     private int invoke(String command, String... args) {
