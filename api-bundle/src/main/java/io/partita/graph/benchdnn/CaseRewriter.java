@@ -66,13 +66,21 @@ public final class CaseRewriter {
         for (Map<String, String> c : combos) {
             StringBuilder label = new StringBuilder();
             c.forEach((k, v) -> label.append(label.length() == 0 ? "" : " ").append(k).append('=').append(v));
-            out.add(new Variant(line, label.toString(), apply(base, c)));
+            Editor e = edit(base, c);
+            if (!e.ignored.isEmpty()) {
+                label.append(" (not in this graph: ").append(String.join(", ", e.ignored)).append(')');
+            }
+            out.add(new Variant(line, label.toString(), e.result()));
         }
         return out;
     }
 
     /** Applies one choice of each knob. */
     public static GraphDescription apply(GraphDescription base, Map<String, String> knobs) {
+        return edit(base, knobs).result();
+    }
+
+    private static Editor edit(GraphDescription base, Map<String, String> knobs) {
         Editor e = new Editor(base);
         for (String key : ORDER) {
             String v = knobs.get(key);
@@ -90,7 +98,7 @@ public final class CaseRewriter {
                 default -> throw new IllegalStateException(key);
             }
         }
-        return e.result();
+        return e;
     }
 
     /** Mutable working copy of a graph description. */
@@ -101,6 +109,7 @@ public final class CaseRewriter {
         private boolean applyToInt;
         private boolean reinfer;
         private final Set<Long> pinnedOutputs = new HashSet<>();
+        private final List<String> ignored = new ArrayList<>();
 
         Editor(GraphDescription base) {
             this.base = base;
@@ -266,6 +275,12 @@ public final class CaseRewriter {
                     throw new CaseRewriteException("--in-shapes=" + entry + ": expected ID:SHAPE*TAG, the tag goes after the shape");
                 }
                 long id = parseLong(idText, "in-shapes", entry);
+                if (!produced.contains(id) && !consumed.contains(id)) {
+                    // benchdnn looks the graph's tensors up in the option, so other ids (often
+                    // knobs carried over from an earlier --case line) do nothing.
+                    ignored.add("in-shapes " + id);
+                    continue;
+                }
                 boolean boundary = !produced.contains(id) || !consumed.contains(id);
                 if (!boundary) {
                     throw new CaseRewriteException("--in-shapes=" + entry + ": tensor " + id
@@ -290,7 +305,8 @@ public final class CaseRewriter {
         }
 
         private static long[] parseShape(String text, String entry) {
-            if (text.equals("scalar")) {
+            // "-" is the older spelling of a rank-zero tensor, still used by harness files.
+            if (text.equals("scalar") || text.equals("-")) {
                 return new long[0];
             }
             String[] parts = text.split("x");
@@ -401,6 +417,10 @@ public final class CaseRewriter {
                     throw new CaseRewriteException("--op-attrs=" + opEntry + ": expected OP_ID:NAME:VALUE[*NAME:VALUE]");
                 }
                 long id = parseLong(opEntry.substring(0, colon), "op-attrs", opEntry);
+                if (built().stream().noneMatch(o -> o.id() == id)) {
+                    ignored.add("op-attrs " + id); // as benchdnn: only the graph's ops are looked up
+                    continue;
+                }
                 int idx = indexOfOp(id, "op-attrs");
                 Op op = ops.get(idx).build();
                 OpSchema schema = OpSchemas.find(op.kind());

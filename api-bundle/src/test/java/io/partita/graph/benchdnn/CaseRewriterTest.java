@@ -68,11 +68,11 @@ class CaseRewriterTest {
     @Test
     void inShapesErrorsNameTheEntry() {
         assertTrue(error("in-shapes", "2:4x4").contains("tensor 2 is internal to the graph"));
-        assertTrue(error("in-shapes", "9:4x4").contains("the graph has no tensor 9"));
         assertTrue(error("in-shapes", "0:2xzx3").contains("'2xzx3' is not a shape"));
         assertTrue(error("in-shapes", "0:2x3*abc").contains("tag 'abc' has 3 letters for a rank-2 tensor"));
         assertTrue(error("in-shapes", "0:2x3*aa").contains("must be a permutation"));
-        assertTrue(error("in-shapes", "1:-").contains("'-' is not a shape"));
+        assertArrayEquals(new long[0], apply("in-shapes", "1:-").ops().get(0).input(1).dims());
+        assertTrue(error("in-shapes", "1:2x-").contains("'2x-' is not a shape"));
         assertTrue(error("in-shapes", "0").contains("expected ID:SHAPE[*TAG|*STRIDES]"));
     }
 
@@ -96,6 +96,7 @@ class CaseRewriterTest {
         assertEquals(AttrValue.of("none"), d.ops().get(0).attrs().get("auto_broadcast"));
         assertNull(apply("op-attrs", "0:auto_broadcast:undef").ops().get(0).attrs().get("auto_broadcast"));
         assertTrue(error("op-attrs", "0:axis:1").contains("op 0 (Add) has no attribute 'axis'"));
+        assertEquals(base().ops(), apply("op-attrs", "7:axis:1").ops()); // not an op of this graph
         assertTrue(error("op-attrs", "0auto").contains("expected OP_ID:NAME:VALUE"));
     }
 
@@ -128,6 +129,14 @@ class CaseRewriterTest {
         assertEquals(4, vs.size());
         assertArrayEquals(new long[] {2, 3}, vs.get(0).graph().ops().get(0).input(0).dims());
         assertTrue(vs.stream().anyMatch(v -> v.label().equals("op-kind=1:Tanh in-shapes=0:4x3")), vs.toString());
+    }
+
+    @Test
+    void idsNotInTheGraphAreIgnoredAsBenchdnnDoesAndTheLabelSaysSo() {
+        CaseLine line = new CaseLine("h", 1, "", Map.of("in-shapes", "9:4x4+0:4x3"), "x.json");
+        Variant v = CaseRewriter.expand(line, base()).get(0);
+        assertArrayEquals(new long[] {4, 3}, v.graph().ops().get(0).input(0).dims());
+        assertTrue(v.label().endsWith("(not in this graph: in-shapes 9)"), v.label());
     }
 
     @Test
