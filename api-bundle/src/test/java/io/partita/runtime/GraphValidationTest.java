@@ -42,6 +42,16 @@ class GraphValidationTest {
     }
 
     @Test
+    void missingRequiredAttributeNamesItAndItsType() {
+        Op op = Op.builder(6, OpKind.StaticReshape).input(f32(0, 2, 3)).output(f32(1, 3, 2))
+                .attr("special_zero", false).build();
+        InvalidGraphException e = assertThrows(InvalidGraphException.class, () -> graph().add(op));
+        assertEquals(6, e.opId().getAsLong());
+        assertTrue(e.getMessage().contains("op 6 (StaticReshape): missing required attribute 'shape' of type s64[]"),
+                e.getMessage());
+    }
+
+    @Test
     void unknownAttributeListsTheKnownOnes() {
         Op op = Op.builder(1, OpKind.ReLU).input(f32(0, 2)).output(f32(1, 2)).attr("alpha", 0.5f).build();
         InvalidGraphException e = assertThrows(InvalidGraphException.class, () -> graph().add(op));

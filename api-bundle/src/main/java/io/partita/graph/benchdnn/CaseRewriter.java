@@ -505,10 +505,46 @@ public final class CaseRewriter {
         GraphDescription result() {
             List<Op> result = built();
             if (reinfer) {
-                result = forgetInferredShapes(result);
+                result = forgetInferredShapes(resizeChannelScales(result));
             }
             return new GraphDescription(base.version(), base.engineKind(), fpmath, applyToInt, base.inputPorts(),
                     base.outputPorts(), result);
+        }
+
+        /**
+         * Per-channel Quantize/Dequantize carry one scale (and zero point) per channel: when a
+         * shape rewrite changes the channel count, the lists follow it, as benchdnn's linked
+         * attribute rewrite does (the first value is repeated).
+         */
+        private static List<Op> resizeChannelScales(List<Op> in) {
+            List<Op> out = new ArrayList<>(in.size());
+            for (Op op : in) {
+                boolean quant = op.kind() == OpKind.Quantize || op.kind() == OpKind.Dequantize;
+                long[] dims = op.inputs().isEmpty() ? null : op.input(0).dims();
+                if (!quant || dims == null || !op.hasAttr("qtype") || !"per_channel".equals(op.stringAttr("qtype"))
+                        || !op.hasAttr("scales") || !op.hasAttr("axis")) {
+                    out.add(op);
+                    continue;
+                }
+                long axis = op.longAttr("axis");
+                int a = (int) (axis < 0 ? axis + dims.length : axis);
+                if (a < 0 || a >= dims.length || dims[a] < 0 || op.floatsAttr("scales").length == dims[a]) {
+                    out.add(op);
+                    continue;
+                }
+                int channels = (int) dims[a];
+                Op.Builder b = op.toBuilder();
+                float[] scales = new float[channels];
+                java.util.Arrays.fill(scales, op.floatsAttr("scales")[0]);
+                b.attr("scales", scales);
+                if (op.hasAttr("zps") && op.longsAttr("zps").length > 0) {
+                    long[] zps = new long[channels];
+                    java.util.Arrays.fill(zps, op.longsAttr("zps")[0]);
+                    b.attr("zps", zps);
+                }
+                out.add(b.build());
+            }
+            return out;
         }
 
         /**
