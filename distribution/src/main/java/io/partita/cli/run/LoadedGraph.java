@@ -10,7 +10,7 @@ import io.partita.graph.io.GraphDescription;
 import io.partita.graph.io.GraphJson;
 
 /** A graph file loaded, validated and finalized on a runtime. */
-record LoadedGraph(Path file, GraphDescription description, Graph graph) {
+record LoadedGraph(Path file, GraphDescription description, Graph graph, io.partita.graph.EngineKind writtenFor) {
 
     /** Loads and finalizes for an engine kind; errors carry the file name and what is wrong. */
     static LoadedGraph load(GraphRuntime runtime, Path file, io.partita.graph.EngineKind kind) {
@@ -23,14 +23,15 @@ record LoadedGraph(Path file, GraphDescription description, Graph graph) {
         } catch (PartitaException e) {
             throw new BadInputException(e.getMessage());
         }
-        return of(runtime, file, kind == null ? d : d.withEngineKind(kind));
+        LoadedGraph g = of(runtime, file, kind == null ? d : d.withEngineKind(kind));
+        return new LoadedGraph(file, g.description(), g.graph(), d.engineKind());
     }
 
     static LoadedGraph of(GraphRuntime runtime, Path file, GraphDescription d) {
         try {
             Graph g = d.toGraph(runtime);
             g.finalizeGraph();
-            return new LoadedGraph(file, d, g);
+            return new LoadedGraph(file, d, g, d.engineKind());
         } catch (io.partita.graph.InvalidGraphException e) {
             throw new BadInputException(file + ": " + e.getMessage());
         }

@@ -2,7 +2,10 @@ package io.partita.cli.run;
 
 import java.io.PrintStream;
 
-/** A progress bar on stderr that appears only once a task has taken more than a second. */
+/**
+ * A progress bar on stderr that appears only once a task has taken more than a second, and only
+ * when stderr is a terminal (redirected output stays free of carriage returns).
+ */
 final class ProgressBar {
     private static final long SHOW_AFTER_NS = 1_000_000_000L;
     private static final long REDRAW_NS = 100_000_000L;
@@ -14,6 +17,7 @@ final class ProgressBar {
     private final long start = System.nanoTime();
     private long lastDraw;
     private boolean shown;
+    private final boolean terminal = System.console() != null && System.console().isTerminal();
 
     ProgressBar(PrintStream err, String label, long total) {
         this.err = err;
@@ -23,7 +27,7 @@ final class ProgressBar {
 
     void update(long done) {
         long now = System.nanoTime();
-        if (now - start < SHOW_AFTER_NS || (shown && now - lastDraw < REDRAW_NS && done < total)) {
+        if (!terminal || now - start < SHOW_AFTER_NS || (shown && now - lastDraw < REDRAW_NS && done < total)) {
             return;
         }
         shown = true;

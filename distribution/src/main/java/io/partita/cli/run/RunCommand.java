@@ -95,6 +95,9 @@ public final class RunCommand implements Callable<Integer> {
         }
         LoadedGraph g = LoadedGraph.load(runtime, file, kind);
         out.println("graph: " + g.summary());
+        if (g.writtenFor() != kind) {
+            out.println("note: the file was written for " + g.writtenFor() + "; running on " + kind + " (--engine)");
+        }
         Engine engine = new Engine(kind, 0);
         List<Partition> parts = g.graph().partitions(policy);
         try (Arena arena = Arena.ofShared(); CompiledGraph cg = runtime.compile(g.graph(), policy, engine)) {
