@@ -1,5 +1,13 @@
 /**
- * The unified constant tensor cache, the LRU kernel cache and the persistent kernel cache land here (issue: unified constant tensor cache).
- * This bundle is deliberately empty until then: it registers no service and claims no op.
+ * The unified caches shared by all backends: the constant tensor cache (one per engine kind and
+ * device; processed constant tensors keyed by backend id and backend key; capacity, policies,
+ * leases, eviction callbacks) and the LRU kernel caches (primitives, compiled partitions).
+ * Reach them through {@link io.partita.cache.CacheManager}: the OSGi service, or
+ * {@link io.partita.cache.CacheManager#global()} on a plain class path.
  */
+@Export
+@Version("0.1.0")
 package io.partita.cache;
+
+import org.osgi.annotation.bundle.Export;
+import org.osgi.annotation.versioning.Version;

@@ -1,0 +1,77 @@
+package io.partita.cache;
+
+import java.util.List;
+
+import org.osgi.annotation.versioning.ProviderType;
+
+import io.partita.cache.internal.CacheManagerImpl;
+
+/**
+ * The caches of one process: a constant tensor cache per device and the named kernel caches, with
+ * their settings. Settings arrive from the environment (read once at start), Config Admin (PID
+ * {@code io.partita.cache}) and this API; the latest wins. A malformed setting is refused with an
+ * {@link InvalidCacheSettingException} and the previous one stays.
+ */
+@ProviderType
+public interface CacheManager {
+    /** {@code KIND[.DEVICE]:MEGABYTES[:POLICY]} entries separated by {@code ;}, e.g. {@code cpu:10240;gpu:2048}. */
+    String CONSTANT_CAPACITY_ENV = "PARTITA_CONSTANT_TENSOR_CACHE_CAPACITY";
+    /** Entries of the primitive kernel cache. */
+    String PRIMITIVE_CAPACITY_ENV = "PARTITA_PRIMITIVE_CACHE_CAPACITY";
+    /** Entries of the compiled-partition cache. */
+    String COMPILED_PARTITION_CAPACITY_ENV = "PARTITA_COMPILED_PARTITION_CACHE_CAPACITY";
+
+    /** Kernel cache of backend primitives and device programs (keys must include the backend id). */
+    String PRIMITIVES = "primitives";
+    /** Kernel cache of the runtime's compiled partitions. */
+    String COMPILED_PARTITIONS = "compiled_partitions";
+
+    /** The cache of a device, created on first use with the settings of its kind and device. */
+    ConstantTensorCache constantTensorCache(Device device);
+
+    /** The constant tensor caches created so far. */
+    List<ConstantTensorCache> constantTensorCaches();
+
+    /**
+     * Capacity in megabytes for every device of a kind (devices with their own setting keep it).
+     * The first setting, or a lower one, flushes a cache; a higher one does not; 0 clears and
+     * disables it. {@link ConstantTensorCache#UNLIMITED} restores the default.
+     */
+    void setConstantTensorCacheCapacity(DeviceKind kind, long megabytes);
+
+    void setConstantTensorCacheCapacity(Device device, long megabytes);
+
+    void setConstantTensorCachePolicy(DeviceKind kind, CachePolicy policy);
+
+    void setConstantTensorCachePolicy(Device device, CachePolicy policy);
+
+    /** The old switch: true restores the default (unlimited) for all kinds, false sets 0 for all. */
+    void setConstantTensorCacheEnabled(boolean enabled);
+
+    /** Applies settings written as the environment variable takes them: {@code cpu:10240;gpu.1:512:lru}. */
+    void applyConstantTensorCacheSettings(String spec);
+
+    /** Applies policies written {@code KIND[.DEVICE]:POLICY;...}, e.g. {@code cpu:lru;gpu:cost}. */
+    void applyConstantTensorCachePolicies(String spec);
+
+    /** A named kernel cache ({@link #PRIMITIVES}, {@link #COMPILED_PARTITIONS}, or another name), created on first use. */
+    <K, V> KernelCache<K, V> kernelCache(String name);
+
+    /** Sets the capacity (entries) of a named kernel cache, now or when it is created. */
+    void setKernelCacheCapacity(String name, int entries);
+
+    /** The last malformed setting refused (from any source), if any: shown by management tools. */
+    java.util.Optional<String> lastSettingError();
+
+    /** Drops everything a backend cached (its bundle went away): constant tensors on every device. */
+    void removeBackend(String backendId);
+
+    List<CacheStats> constantTensorCacheStats();
+
+    List<KernelCacheStats> kernelCacheStats();
+
+    /** The process-wide manager (the OSGi service is this same instance). */
+    static CacheManager global() {
+        return CacheManagerImpl.global();
+    }
+}

@@ -1,0 +1,292 @@
+package io.partita.cache.internal;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.partita.cache.CacheManager;
+import io.partita.cache.CachePolicy;
+import io.partita.cache.CacheStats;
+import io.partita.cache.ConstantTensorCache;
+import io.partita.cache.Device;
+import io.partita.cache.DeviceKind;
+import io.partita.cache.InvalidCacheSettingException;
+import io.partita.cache.KernelCache;
+import io.partita.cache.KernelCacheStats;
+
+/**
+ * The process's caches and their settings. A setting for a kind applies to every device of that
+ * kind that has no setting of its own. Settings methods are synchronized; cache operations are not.
+ */
+public final class CacheManagerImpl implements CacheManager {
+    private static final Logger LOG = LoggerFactory.getLogger(CacheManagerImpl.class);
+    private static volatile CacheManagerImpl global;
+
+    private final Map<Device, ConstantTensorCacheImpl> caches = new ConcurrentHashMap<>();
+    private final Map<String, LruKernelCache<?, ?>> kernelCaches = new ConcurrentHashMap<>();
+    private final Map<DeviceKind, Long> kindCapacity = new EnumMap<>(DeviceKind.class);
+    private final Map<Device, Long> deviceCapacity = new HashMap<>();
+    private final Map<DeviceKind, CachePolicy> kindPolicy = new EnumMap<>(DeviceKind.class);
+    private final Map<Device, CachePolicy> devicePolicy = new HashMap<>();
+    private final Map<String, Integer> kernelCapacity = new HashMap<>();
+    private volatile String lastError;
+
+    /** The process-wide manager, configured from the environment when first used. */
+    public static CacheManagerImpl global() {
+        CacheManagerImpl g = global;
+        if (g == null) {
+            synchronized (CacheManagerImpl.class) {
+                g = global;
+                if (g == null) {
+                    g = new CacheManagerImpl(System.getenv());
+                    global = g;
+                }
+            }
+        }
+        return g;
+    }
+
+    /** A manager configured from these environment variables (read once, here). */
+    public CacheManagerImpl(Map<String, String> env) {
+        String capacities = env.get(CONSTANT_CAPACITY_ENV);
+        if (capacities != null && !capacities.isBlank()) {
+            guard(() -> applyCapacities(CONSTANT_CAPACITY_ENV, capacities));
+        }
+        kernelFromEnv(env, PRIMITIVE_CAPACITY_ENV, PRIMITIVES);
+        kernelFromEnv(env, COMPILED_PARTITION_CAPACITY_ENV, COMPILED_PARTITIONS);
+    }
+
+    private void kernelFromEnv(Map<String, String> env, String var, String cache) {
+        String v = env.get(var);
+        if (v != null && !v.isBlank()) {
+            guard(() -> setKernelCacheCapacity(cache, CacheSettings.entriesCount(var, v)));
+        }
+    }
+
+    /** An environment variable cannot be refused to its writer: it is logged and remembered. */
+    private void guard(Runnable r) {
+        try {
+            r.run();
+        } catch (InvalidCacheSettingException e) {
+            lastError = e.getMessage();
+            LOG.error("ignored a malformed cache setting: {}", e.getMessage());
+        }
+    }
+
+    @Override
+    public ConstantTensorCache constantTensorCache(Device device) {
+        ConstantTensorCacheImpl c = caches.get(device);
+        return c != null ? c : create(device);
+    }
+
+    private synchronized ConstantTensorCacheImpl create(Device device) {
+        return caches.computeIfAbsent(device, d -> {
+            ConstantTensorCacheImpl c = new ConstantTensorCacheImpl(d);
+            Long cap = effectiveCapacity(d);
+            if (cap != null) {
+                c.setCapacity(cap);
+            }
+            c.setPolicy(effectivePolicy(d));
+            return c;
+        });
+    }
+
+    @Override
+    public List<ConstantTensorCache> constantTensorCaches() {
+        List<ConstantTensorCache> l = new ArrayList<>(caches.values());
+        l.sort(Comparator.comparing(ConstantTensorCache::device, Comparator.comparing(Device::kind)
+                .thenComparingInt(Device::index)));
+        return l;
+    }
+
+    private Long effectiveCapacity(Device d) {
+        Long c = deviceCapacity.get(d);
+        return c != null ? c : kindCapacity.get(d.kind());
+    }
+
+    private CachePolicy effectivePolicy(Device d) {
+        CachePolicy p = devicePolicy.get(d);
+        return p != null ? p : kindPolicy.getOrDefault(d.kind(), CachePolicy.NO_EVICT);
+    }
+
+    private static long bytes(long megabytes) {
+        if (megabytes == ConstantTensorCache.UNLIMITED) {
+            return megabytes;
+        }
+        if (megabytes < 0) {
+            throw new InvalidCacheSettingException("constant tensor cache capacity must be >= 0 megabytes, got "
+                    + megabytes);
+        }
+        if (megabytes > (Long.MAX_VALUE >> 20)) {
+            throw new InvalidCacheSettingException("constant tensor cache capacity of " + megabytes
+                    + " megabytes is too large");
+        }
+        return megabytes << 20;
+    }
+
+    @Override
+    public synchronized void setConstantTensorCacheCapacity(DeviceKind kind, long megabytes) {
+        kindCapacity.put(kind, bytes(megabytes));
+        reapply();
+    }
+
+    @Override
+    public synchronized void setConstantTensorCacheCapacity(Device device, long megabytes) {
+        deviceCapacity.put(device, bytes(megabytes));
+        reapply();
+    }
+
+    @Override
+    public synchronized void setConstantTensorCachePolicy(DeviceKind kind, CachePolicy policy) {
+        kindPolicy.put(kind, java.util.Objects.requireNonNull(policy, "policy"));
+        reapply();
+    }
+
+    @Override
+    public synchronized void setConstantTensorCachePolicy(Device device, CachePolicy policy) {
+        devicePolicy.put(device, java.util.Objects.requireNonNull(policy, "policy"));
+        reapply();
+    }
+
+    @Override
+    public synchronized void setConstantTensorCacheEnabled(boolean enabled) {
+        deviceCapacity.clear();
+        for (DeviceKind k : DeviceKind.values()) {
+            kindCapacity.put(k, enabled ? ConstantTensorCache.UNLIMITED : 0L);
+        }
+        reapply();
+    }
+
+    @Override
+    public synchronized void applyConstantTensorCacheSettings(String spec) {
+        applyCapacities("constant tensor cache capacity", spec);
+    }
+
+    private synchronized void applyCapacities(String source, String spec) {
+        Map<CacheSettings.Target, CacheSettings.Capacity> parsed;
+        try {
+            parsed = CacheSettings.parseCapacities(source, spec);
+        } catch (InvalidCacheSettingException e) {
+            lastError = e.getMessage();
+            throw e;
+        }
+        parsed.forEach((t, c) -> {
+            if (t.device() != null) {
+                deviceCapacity.put(t.device(), c.bytes());
+                if (c.policy() != null) {
+                    devicePolicy.put(t.device(), c.policy());
+                }
+            } else {
+                kindCapacity.put(t.kind(), c.bytes());
+                if (c.policy() != null) {
+                    kindPolicy.put(t.kind(), c.policy());
+                }
+            }
+        });
+        reapply();
+    }
+
+    @Override
+    public synchronized void applyConstantTensorCachePolicies(String spec) {
+        Map<CacheSettings.Target, CachePolicy> parsed;
+        try {
+            parsed = CacheSettings.parsePolicies("constant tensor cache policy", spec);
+        } catch (InvalidCacheSettingException e) {
+            lastError = e.getMessage();
+            throw e;
+        }
+        parsed.forEach((t, p) -> {
+            if (t.device() != null) {
+                devicePolicy.put(t.device(), p);
+            } else {
+                kindPolicy.put(t.kind(), p);
+            }
+        });
+        reapply();
+    }
+
+    /** Pushes the effective settings to every cache (each decides whether to flush). */
+    private void reapply() {
+        for (ConstantTensorCacheImpl c : caches.values()) {
+            c.setPolicy(effectivePolicy(c.device()));
+            Long cap = effectiveCapacity(c.device());
+            if (cap != null && (cap != c.capacity() || !c.isCapacitySet())) {
+                c.setCapacity(cap);
+            }
+        }
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public <K, V> KernelCache<K, V> kernelCache(String name) {
+        LruKernelCache<?, ?> c = kernelCaches.get(name);
+        if (c == null) {
+            synchronized (this) {
+                c = kernelCaches.computeIfAbsent(name,
+                        n -> new LruKernelCache<>(n, kernelCapacity.getOrDefault(n, KernelCache.DEFAULT_CAPACITY)));
+            }
+        }
+        return (KernelCache<K, V>) c;
+    }
+
+    @Override
+    public synchronized void setKernelCacheCapacity(String name, int entries) {
+        if (entries < 0) {
+            InvalidCacheSettingException e = new InvalidCacheSettingException(
+                    "kernel cache '" + name + "' capacity must be >= 0 entries, got " + entries);
+            lastError = e.getMessage();
+            throw e;
+        }
+        kernelCapacity.put(name, entries);
+        LruKernelCache<?, ?> c = kernelCaches.get(name);
+        if (c != null) {
+            c.setCapacity(entries);
+        }
+    }
+
+    @Override
+    public Optional<String> lastSettingError() {
+        return Optional.ofNullable(lastError);
+    }
+
+    /** Records a refusal made elsewhere (e.g. of a Config Admin property). */
+    public void recordSettingError(String message) {
+        lastError = message;
+    }
+
+    @Override
+    public void removeBackend(String backendId) {
+        for (ConstantTensorCacheImpl c : caches.values()) {
+            c.removeBackend(backendId);
+        }
+    }
+
+    @Override
+    public List<CacheStats> constantTensorCacheStats() {
+        return constantTensorCaches().stream().map(ConstantTensorCache::stats).toList();
+    }
+
+    @Override
+    public List<KernelCacheStats> kernelCacheStats() {
+        return kernelCaches.values().stream().map(KernelCache::stats)
+                .sorted(Comparator.comparing(KernelCacheStats::name)).toList();
+    }
+
+    /** Releases every cached buffer (memory returns once the last leases close) and empties the kernel caches. */
+    public void releaseAll() {
+        for (ConstantTensorCacheImpl c : caches.values()) {
+            c.flush();
+        }
+        for (LruKernelCache<?, ?> k : kernelCaches.values()) {
+            k.clear();
+        }
+    }
+}

@@ -1,0 +1,127 @@
+package io.partita.cache.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import io.partita.cache.KernelCreationException;
+
+/** The kernel cache's rules. */
+class LruKernelCacheTest {
+
+    @Test
+    void createsOnceAndHits() {
+        LruKernelCache<String, String> c = new LruKernelCache<>("t", 10);
+        AtomicInteger calls = new AtomicInteger();
+        assertEquals("A", c.getOrCreate("a", k -> {
+            calls.incrementAndGet();
+            return "A";
+        }));
+        assertEquals("A", c.getOrCreate("a", k -> "other"));
+        assertEquals("A", c.getIfPresent("a"));
+        assertNull(c.getIfPresent("b"));
+        assertEquals(1, calls.get());
+        assertEquals(2, c.stats().hits());
+        assertEquals(2, c.stats().misses());
+    }
+
+    @Test
+    @Timeout(20)
+    void oneProducerPerKeyTheOthersWait() throws Exception {
+        LruKernelCache<String, Integer> c = new LruKernelCache<>("t", 10);
+        AtomicInteger calls = new AtomicInteger();
+        CountDownLatch inside = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        List<Future<Integer>> fs = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            fs.add(pool.submit(() -> c.getOrCreate("k", k -> {
+                calls.incrementAndGet();
+                inside.countDown();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+                return 7;
+            })));
+            if (i == 0) {
+                assertTrue(inside.await(10, TimeUnit.SECONDS));
+            }
+        }
+        Thread.sleep(100);
+        release.countDown();
+        for (Future<Integer> f : fs) {
+            assertEquals(7, f.get(10, TimeUnit.SECONDS));
+        }
+        pool.shutdown();
+        assertEquals(1, calls.get());
+    }
+
+    @Test
+    void aFailedCreationIsNotCached() {
+        LruKernelCache<String, String> c = new LruKernelCache<>("primitives", 10);
+        KernelCreationException e = assertThrows(KernelCreationException.class, () -> c.getOrCreate("k", k -> {
+            throw new IllegalArgumentException("unsupported shape");
+        }));
+        assertTrue(e.getMessage().contains("primitives: creating the value for k failed"), e.getMessage());
+        assertEquals(0, c.size());
+        assertEquals("ok", c.getOrCreate("k", k -> "ok"));
+        assertThrows(KernelCreationException.class, () -> c.getOrCreate("n", k -> null));
+    }
+
+    @Test
+    void evictsTheLeastRecentlyUsedAndLoweringEvictsOnlyTheExcess() {
+        LruKernelCache<Integer, String> c = new LruKernelCache<>("t", 3);
+        List<Integer> evicted = new ArrayList<>();
+        c.addEvictionListener((k, v) -> evicted.add(k));
+        for (int i = 0; i < 3; i++) {
+            c.getOrCreate(i, k -> "v" + k);
+        }
+        c.getOrCreate(0, k -> "x"); // 0 is now the most recently used
+        c.getOrCreate(3, k -> "v3");
+        assertEquals(List.of(1), evicted);
+        c.setCapacity(2);
+        assertEquals(List.of(1, 2), evicted, "only the excess, least recently used first");
+        assertEquals(2, c.size());
+        c.setCapacity(10);
+        assertEquals(2, c.size(), "raising keeps everything");
+        assertEquals(2, c.stats().evictions());
+        assertThrows(IllegalArgumentException.class, () -> c.setCapacity(-1));
+    }
+
+    @Test
+    void removeIfAndZeroCapacity() {
+        LruKernelCache<String, String> c = new LruKernelCache<>("t", 10);
+        List<String> told = new ArrayList<>();
+        var reg = c.addEvictionListener((k, v) -> told.add(k));
+        c.getOrCreate("dnnl:a", k -> "1");
+        c.getOrCreate("dnnl:b", k -> "2");
+        c.getOrCreate("acl:a", k -> "3");
+        assertEquals(2, c.removeIf(k -> k.startsWith("dnnl:")));
+        assertEquals(1, c.size());
+        assertEquals(2, told.size());
+        reg.close();
+        c.remove("acl:a");
+        assertEquals(2, told.size(), "unregistered");
+        c.setCapacity(0);
+        AtomicInteger calls = new AtomicInteger();
+        c.getOrCreate("z", k -> "z" + calls.incrementAndGet());
+        c.getOrCreate("z", k -> "z" + calls.incrementAndGet());
+        assertEquals(2, calls.get(), "nothing is cached at capacity 0");
+        assertEquals(0, c.size());
+    }
+}
