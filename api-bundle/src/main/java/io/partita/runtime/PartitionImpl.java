@@ -22,6 +22,7 @@ import io.partita.graph.Partition;
 import io.partita.graph.PartitaException;
 import io.partita.runtime.schema.Dims;
 import io.partita.runtime.schema.ShapePropagation;
+import io.partita.cache.KernelCreationException;
 import io.partita.spi.Kernel;
 
 /** A claimed set of ops with its boundary tensors; compiles through its backend. */
@@ -138,6 +139,20 @@ final class PartitionImpl implements Partition {
         }
         CompileRequestImpl request = new CompileRequestImpl(id, pattern, shapes.ops(), compiledIn, compiledOut, engine,
                 graph.fpMathMode());
+        CompiledPartitionKey key = new CompiledPartitionKey(backend, pattern, request.ops(), compiledIn, compiledOut,
+                engine, graph.fpMathMode());
+        try {
+            return graph.runtime().compiledPartitions().getOrCreate(key, k -> compileWith(request));
+        } catch (KernelCreationException e) {
+            // the backend's own exception, not the cache's wrapper
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            throw e;
+        }
+    }
+
+    private CompiledPartitionImpl compileWith(CompileRequestImpl request) {
         long t0 = System.nanoTime();
         Kernel kernel;
         try {

@@ -8,6 +8,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.partita.backend.reference.ReferenceBackend;
+import io.partita.cache.CacheManager;
+import io.partita.cache.KernelCache;
 import io.partita.graph.BackendInfo;
 import io.partita.graph.CompiledGraph;
 import io.partita.graph.Engine;
@@ -29,6 +31,27 @@ public final class RuntimeCore implements GraphRuntime {
 
     private final BackendHandle reference = new BackendHandle(new ReferenceBackend(), Integer.MIN_VALUE);
     private volatile List<BackendHandle> backends = List.of();
+    private final CacheManager caches;
+    private final KernelCache<CompiledPartitionKey, CompiledPartitionImpl> compiled;
+
+    /** A runtime using the process's caches. */
+    public RuntimeCore() {
+        this(CacheManager.global());
+    }
+
+    public RuntimeCore(CacheManager caches) {
+        this.caches = caches;
+        this.compiled = caches.kernelCache(CacheManager.COMPILED_PARTITIONS);
+    }
+
+    /** Compiled partitions, shared while their key (backend, ops, ports, engine) is the same. */
+    KernelCache<CompiledPartitionKey, CompiledPartitionImpl> compiledPartitions() {
+        return compiled;
+    }
+
+    public CacheManager caches() {
+        return caches;
+    }
 
     /** Registers a backend at a rank (higher ranks are offered graphs first). */
     public synchronized void addBackend(Backend backend, int rank) {
@@ -49,16 +72,25 @@ public final class RuntimeCore implements GraphRuntime {
      * Drops a backend: later partitionings no longer see it and its compiled partitions fail with
      * {@link io.partita.graph.BackendUnavailableException}; executions already running finish.
      */
-    public synchronized void removeBackend(Backend backend) {
-        List<BackendHandle> next = new ArrayList<>(backends);
-        for (BackendHandle h : backends) {
-            if (h.backend() == backend) {
-                h.markGone();
-                next.remove(h);
-                LOG.info("backend {} removed", backend.id());
+    public void removeBackend(Backend backend) {
+        List<BackendHandle> gone = new ArrayList<>();
+        synchronized (this) {
+            List<BackendHandle> next = new ArrayList<>(backends);
+            for (BackendHandle h : backends) {
+                if (h.backend() == backend) {
+                    h.markGone();
+                    next.remove(h);
+                    gone.add(h);
+                }
             }
+            backends = List.copyOf(next);
         }
-        backends = List.copyOf(next);
+        for (BackendHandle h : gone) {
+            // Its compiled partitions and constant tensors go with it; leases in use stay valid.
+            int dropped = compiled.removeIf(k -> k.backend() == h);
+            caches.removeBackend(h.id());
+            LOG.info("backend {} removed ({} compiled partitions dropped)", h.id(), dropped);
+        }
     }
 
     /** Changes the rank of a registered backend (e.g. its service.ranking was reconfigured). */

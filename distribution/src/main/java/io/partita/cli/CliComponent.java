@@ -5,6 +5,7 @@ import java.util.function.ToIntFunction;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 
+import io.partita.cache.CacheManager;
 import io.partita.graph.GraphRuntime;
 
 /**
@@ -17,8 +18,11 @@ public class CliComponent implements ToIntFunction<String[]> {
     @Reference
     private GraphRuntime runtime;
 
+    @Reference
+    private CacheManager caches;
+
     @Override
     public int applyAsInt(String[] args) {
-        return PartitaCommand.execute(runtime, System.out, System.err, args);
+        return PartitaCommand.execute(runtime, caches, System.out, System.err, args);
     }
 }

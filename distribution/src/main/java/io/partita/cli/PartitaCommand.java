@@ -3,7 +3,9 @@ package io.partita.cli;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 
+import io.partita.cache.CacheManager;
 import io.partita.cli.run.BackendsCommand;
+import io.partita.cli.run.CacheCommand;
 import io.partita.cli.run.HarnessCommand;
 import io.partita.cli.run.PartitionsCommand;
 import io.partita.cli.run.RunCommand;
@@ -15,7 +17,7 @@ import picocli.CommandLine.Command;
 @Command(name = "partita", mixinStandardHelpOptions = true, version = "Partita 0.1.0",
         description = "Runs oneDNN-style graphs on the Partita runtime.",
         subcommands = {RunCommand.class, PartitionsCommand.class, BackendsCommand.class, HarnessCommand.class,
-            ShellCommand.class})
+            CacheCommand.class, ShellCommand.class})
 public final class PartitaCommand implements Runnable {
 
     /** Exit codes. */
@@ -33,8 +35,9 @@ public final class PartitaCommand implements Runnable {
     }
 
     /** Parses and runs a command line; the runtime is handed to every subcommand. */
-    public static int execute(GraphRuntime runtime, PrintStream out, PrintStream err, String... args) {
-        CommandLine cl = new CommandLine(new PartitaCommand(), new CommandFactory(runtime, out));
+    public static int execute(GraphRuntime runtime, CacheManager caches, PrintStream out, PrintStream err,
+            String... args) {
+        CommandLine cl = new CommandLine(new PartitaCommand(), new CommandFactory(runtime, caches, out));
         cl.setOut(new PrintWriter(out, true));
         cl.setErr(new PrintWriter(err, true));
         cl.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
@@ -45,11 +48,15 @@ public final class PartitaCommand implements Runnable {
     }
 
     /** Creates subcommands with the runtime and output stream they need. */
-    private record CommandFactory(GraphRuntime runtime, PrintStream out) implements CommandLine.IFactory {
+    private record CommandFactory(GraphRuntime runtime, CacheManager caches, PrintStream out)
+            implements CommandLine.IFactory {
         @Override
         public <K> K create(Class<K> cls) throws Exception {
             if (cls == RunCommand.class) {
-                return cls.cast(new RunCommand(runtime, out));
+                return cls.cast(new RunCommand(runtime, caches, out));
+            }
+            if (cls == CacheCommand.class) {
+                return cls.cast(new CacheCommand(caches, out));
             }
             if (cls == PartitionsCommand.class) {
                 return cls.cast(new PartitionsCommand(runtime, out));

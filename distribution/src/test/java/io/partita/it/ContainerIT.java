@@ -68,6 +68,9 @@ public class ContainerIT {
     @Inject
     private ConfigurationAdmin configAdmin;
 
+    @Inject
+    private io.partita.cache.CacheManager caches;
+
     @Configuration
     public Option[] config() throws Exception {
         // Built here, in the test driver: the container only sees the finished jar.
@@ -207,6 +210,33 @@ public class ContainerIT {
         }
         assertNotNull("FileInstall delivered the configuration", value);
         assertEquals("42", value.toString());
+    }
+
+    /** Changing io.partita.cache through a .cfg file in the watched folder changes the caches live. */
+    @Test
+    public void cacheSettingsFollowTheConfigFile() throws Exception {
+        io.partita.cache.ConstantTensorCache gpu = caches.constantTensorCache(
+                new io.partita.cache.Device(io.partita.cache.DeviceKind.GPU, 3));
+        Path cfg = Path.of(context.getProperty("felix.fileinstall.dir")).resolve("io.partita.cache.cfg");
+        Files.writeString(cfg, "constant.tensor.cache.capacity = gpu:64\nconstant.tensor.cache.policy = gpu:lru\n"
+                + "primitive.cache.capacity = 77\n");
+        await(() -> gpu.capacity() == 64L << 20 && gpu.policy() == io.partita.cache.CachePolicy.LRU
+                && caches.kernelCache(io.partita.cache.CacheManager.PRIMITIVES).capacity() == 77);
+        Files.writeString(cfg, "constant.tensor.cache.capacity = gpu:32\nconstant.tensor.cache.policy = gpu:cost\n");
+        await(() -> gpu.capacity() == 32L << 20 && gpu.policy() == io.partita.cache.CachePolicy.COST);
+        // a malformed value is refused, remembered, and the previous setting stays
+        Files.writeString(cfg, "constant.tensor.cache.capacity = gpu:lots\n");
+        await(() -> caches.lastSettingError().map(e -> e.contains("gpu:lots")).orElse(false));
+        assertEquals(32L << 20, gpu.capacity());
+        Files.delete(cfg);
+    }
+
+    private static void await(java.util.function.BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+        while (!condition.getAsBoolean()) {
+            assertTrue("the configuration was applied in time", System.nanoTime() < deadline);
+            Thread.sleep(100);
+        }
     }
 
     @Test

@@ -4,12 +4,14 @@ import java.util.List;
 import java.util.Map;
 
 import org.osgi.framework.Constants;
+import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.component.annotations.ReferencePolicy;
 import org.osgi.service.component.annotations.ReferencePolicyOption;
 
+import io.partita.cache.CacheManager;
 import io.partita.graph.BackendInfo;
 import io.partita.graph.CompiledGraph;
 import io.partita.graph.Engine;
@@ -27,7 +29,13 @@ import io.partita.spi.Backend;
  */
 @Component(service = GraphRuntime.class, immediate = true)
 public class GraphRuntimeComponent implements GraphRuntime {
-    private final RuntimeCore core = new RuntimeCore();
+    private final RuntimeCore core;
+
+    /** The runtime shares the process's caches (compiled partitions, backends' constant tensors). */
+    @Activate
+    public GraphRuntimeComponent(@Reference CacheManager caches) {
+        this.core = new RuntimeCore(caches);
+    }
 
     @Reference(service = Backend.class, cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
             policyOption = ReferencePolicyOption.GREEDY)

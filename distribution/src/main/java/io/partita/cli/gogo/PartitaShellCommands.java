@@ -4,22 +4,32 @@ import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Reference;
 
 import io.partita.cli.PartitaCommand;
+import io.partita.cache.CacheManager;
 import io.partita.graph.GraphRuntime;
 
 /**
  * {@code partita:backends}, {@code partita:partitions GRAPH.json}, {@code partita:run GRAPH.json
- * [options]}: the CLI's commands in the Gogo shell (same options, same output).
+ * [options]}, {@code partita:cache [capacity|policy|kernel TARGET VALUE]}: the CLI's commands in the
+ * Gogo shell (same options, same output).
  */
 @Component(service = PartitaShellCommands.class, property = {
     "osgi.command.scope=partita",
     "osgi.command.function=backends",
     "osgi.command.function=partitions",
-    "osgi.command.function=run"
+    "osgi.command.function=run",
+    "osgi.command.function=cache"
 })
 public class PartitaShellCommands {
 
     @Reference
     private GraphRuntime runtime;
+
+    @Reference
+    private CacheManager caches;
+
+    public void cache(String... args) {
+        invoke("cache", args);
+    }
 
     public void backends() {
         invoke("backends");
@@ -38,6 +48,6 @@ public class PartitaShellCommands {
         all[0] = command;
         System.arraycopy(args, 0, all, 1, args.length);
         // Gogo redirects System.out/err per session, so the output reaches the shell.
-        return PartitaCommand.execute(runtime, System.out, System.err, all);
+        return PartitaCommand.execute(runtime, caches, System.out, System.err, all);
     }
 }

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
+import io.partita.cache.CacheManager;
 import io.partita.graph.CompiledGraph;
 import io.partita.graph.Engine;
 import io.partita.graph.EngineKind;
@@ -56,8 +57,11 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "--seed", defaultValue = "42", description = "seed of the random inputs (default: ${DEFAULT-VALUE})")
     long seed;
 
-    public RunCommand(GraphRuntime runtime, PrintStream out) {
+    private final CacheManager caches;
+
+    public RunCommand(GraphRuntime runtime, CacheManager caches, PrintStream out) {
         this.runtime = runtime;
+        this.caches = caches;
         this.out = out;
     }
 
@@ -129,7 +133,9 @@ public final class RunCommand implements Callable<Integer> {
                 Tensor o = outputs.get(t.id());
                 out.println("output " + t.id() + ": " + (o == null ? "not produced" : Report.dims(o.logicalTensor())));
             }
-            return check ? check(g, inputs, outputs, engine) : 0;
+            int code = check ? check(g, inputs, outputs, engine) : 0;
+            CacheCommand.print(caches, out);
+            return code;
         }
     }
 
