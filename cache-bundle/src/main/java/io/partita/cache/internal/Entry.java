@@ -28,7 +28,8 @@ final class Entry {
     /** Recompute cost per byte (COST policy); final once produced. */
     volatile double costPerByte;
 
-    private final AtomicLongArray leases = new AtomicLongArray(SLOTS * STRIDE);
+    /** Counters at (slot + 1) * STRIDE: the array header and whatever follows stay off their cache lines. */
+    private final AtomicLongArray leases = new AtomicLongArray((SLOTS + 2) * STRIDE);
     private final CountDownLatch produced = new CountDownLatch(1);
     private volatile ConstantBuffer buffer;
     private volatile Throwable failure;
@@ -54,7 +55,7 @@ final class Entry {
     }
 
     static int slot() {
-        return (int) (Thread.currentThread().threadId() & (SLOTS - 1)) * STRIDE;
+        return (int) ((Thread.currentThread().threadId() & (SLOTS - 1)) + 1) * STRIDE;
     }
 
     /** A lease, or null if the entry is dead. */
@@ -65,7 +66,8 @@ final class Entry {
             release(slot);
             return null;
         }
-        return new LeaseImpl(this, slot);
+        ConstantBuffer b = buffer;
+        return new LeaseImpl(this, slot, b);
     }
 
     void release(int slot) {
@@ -92,7 +94,7 @@ final class Entry {
 
     private long openLeases() {
         long n = 0;
-        for (int i = 0; i < SLOTS; i++) {
+        for (int i = 1; i <= SLOTS; i++) {
             n += leases.get(i * STRIDE);
         }
         return n;

@@ -1,22 +1,23 @@
 package io.partita.cache.internal;
 
-import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
-
 import io.partita.cache.ConstantBuffer;
 import io.partita.cache.Lease;
 
-/** A lease: gives back its slot count once. */
+/**
+ * A lease: gives back its slot count once. Like the buffer it guards, a lease is used and closed by
+ * one thread at a time (the design's contract), so closing needs no atomic flag.
+ */
 final class LeaseImpl implements Lease {
-    private static final AtomicIntegerFieldUpdater<LeaseImpl> CLOSED =
-            AtomicIntegerFieldUpdater.newUpdater(LeaseImpl.class, "closed");
-
     private final Entry entry;
     private final int slot;
-    private volatile int closed;
+    /** The produced buffer when known at lease time (the hot path), else fetched once ready. */
+    private ConstantBuffer buffer;
+    private boolean closed;
 
-    LeaseImpl(Entry entry, int slot) {
+    LeaseImpl(Entry entry, int slot, ConstantBuffer buffer) {
         this.entry = entry;
         this.slot = slot;
+        this.buffer = buffer;
     }
 
     Entry entry() {
@@ -25,10 +26,15 @@ final class LeaseImpl implements Lease {
 
     @Override
     public ConstantBuffer buffer() {
-        if (closed != 0) {
+        if (closed) {
             throw new IllegalStateException("lease on " + entry.key + " is closed");
         }
-        return entry.await();
+        ConstantBuffer b = buffer;
+        if (b == null) {
+            b = entry.await();
+            buffer = b;
+        }
+        return b;
     }
 
     @Override
@@ -43,13 +49,14 @@ final class LeaseImpl implements Lease {
 
     @Override
     public void close() {
-        if (CLOSED.compareAndSet(this, 0, 1)) {
+        if (!closed) {
+            closed = true;
             entry.release(slot);
         }
     }
 
     @Override
     public String toString() {
-        return "Lease[" + entry.key + (closed != 0 ? ", closed" : "") + "]";
+        return "Lease[" + entry.key + (closed ? ", closed" : "") + "]";
     }
 }

@@ -1,0 +1,61 @@
+package io.partita.benchmarks;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Locale;
+
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.RunnerException;
+import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+
+import io.partita.benchmarks.cache.ConstantCacheHitBenchmark;
+
+/**
+ * Runs Partita's benchmarks and prints one line per case with the ratio against its anchor
+ * measured in the same run. {@code java -jar benchmarks.jar cache} runs the cache hit path with 1
+ * and 2 threads; other arguments are passed to JMH.
+ */
+public final class Main {
+    private Main() {
+    }
+
+    public static void main(String[] args) throws RunnerException, java.io.IOException {
+        if (args.length > 0 && !args[0].equals("cache")) {
+            org.openjdk.jmh.Main.main(args);
+            return;
+        }
+        List<String> lines = new ArrayList<>();
+        for (int threads : new int[] {1, 2}) {
+            ChainedOptionsBuilder o = new OptionsBuilder()
+                    .include(ConstantCacheHitBenchmark.class.getName() + ".*")
+                    .threads(threads)
+                    .forks(1)
+                    .warmupIterations(5).warmupTime(TimeValue.seconds(1))
+                    .measurementIterations(8).measurementTime(TimeValue.seconds(1))
+                    .jvmArgsAppend("--add-modules", "jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED");
+            Collection<RunResult> results = new Runner(o.build()).run();
+            double baseline = score(results, "baselineMapGet");
+            for (String m : new String[] {"hit", "handle"}) {
+                double s = score(results, m);
+                lines.add(String.format(Locale.ROOT,
+                        "constant cache %-6s threads=%d  %6.1f ns/op  baseline ConcurrentHashMap.get %5.1f ns/op  ratio %.2f",
+                        m, threads, s, baseline, s / baseline));
+            }
+        }
+        System.out.println();
+        lines.forEach(System.out::println);
+    }
+
+    private static double score(Collection<RunResult> results, String method) {
+        for (RunResult r : results) {
+            if (r.getParams().getBenchmark().endsWith("." + method)) {
+                return r.getPrimaryResult().getScore();
+            }
+        }
+        throw new IllegalStateException("no result for " + method);
+    }
+}
