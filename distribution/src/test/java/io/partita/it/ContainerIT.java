@@ -231,6 +231,50 @@ public class ContainerIT {
         Files.delete(cfg);
     }
 
+    /**
+     * Stopping the cache bundle releases every cached buffer, but a buffer in use stays valid until
+     * its lease closes; the bundle then starts again with empty caches.
+     */
+    @Test
+    public void stoppingTheCacheBundleReleasesBuffersOnceLeasesEnd() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger frees = new java.util.concurrent.atomic.AtomicInteger();
+        io.partita.cache.ConstantTensorCache cpu = caches.constantTensorCache(io.partita.cache.Device.CPU);
+        io.partita.cache.Lease lease = cpu.getOrAdd(new io.partita.cache.CacheKey("it", "w"), 64, () -> {
+            io.partita.cache.ConstantBuffer b = io.partita.cache.ConstantBuffer.allocateHost(64);
+            return new io.partita.cache.ConstantBuffer() {
+                @Override
+                public long byteSize() {
+                    return b.byteSize();
+                }
+
+                @Override
+                public java.lang.foreign.MemorySegment segment() {
+                    return b.segment();
+                }
+
+                @Override
+                public void free() {
+                    frees.incrementAndGet();
+                    b.free();
+                }
+            };
+        });
+        lease.segment().set(java.lang.foreign.ValueLayout.JAVA_INT, 0, 42);
+        Bundle cacheBundle = java.util.Arrays.stream(context.getBundles())
+                .filter(b -> "io.partita.cache".equals(b.getSymbolicName())).findFirst().orElseThrow();
+        cacheBundle.stop();
+        try {
+            assertEquals(0, cpu.size());
+            assertEquals("still readable while leased", 42, lease.segment().get(java.lang.foreign.ValueLayout.JAVA_INT, 0));
+            assertEquals(0, frees.get());
+            lease.close();
+            assertEquals("freed when the lease closed", 1, frees.get());
+        } finally {
+            cacheBundle.start();
+        }
+        await(() -> context.getServiceReference(GraphRuntime.class) != null);
+    }
+
     private static void await(java.util.function.BooleanSupplier condition) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
         while (!condition.getAsBoolean()) {

@@ -68,8 +68,11 @@ public class LauncherIT {
 
     @Test
     public void shellCommandsWork() throws Exception {
-        Run r = partita("partita:backends\npartita:partitions " + example("attention.json") + "\n", "shell");
+        Run r = partita("partita:backends\npartita:partitions " + example("attention.json") + "\n"
+                + "partita:cache capacity cpu 1024\npartita:cache policy cpu lru\npartita:cache capacity cpu lots\n", "shell");
         assertTrue(r.out, r.out.contains("reference"));
         assertTrue(r.out, r.out.contains("partitions (policy fusion):"));
+        assertTrue(r.out, r.out.contains("constant tensor cache cpu    lru      capacity 1024.0 MB"));
+        assertTrue(r.out, r.out.contains("'lots' is not a number of megabytes"));
     }
 }
