@@ -5,8 +5,10 @@ import io.partita.graph.Tensor;
 
 /**
  * Compares an output with the reference output. An element matches when
- * {@code |a - e| <= atol + rtol * |e|} (NaN matches NaN, infinities must be equal); tolerances
- * follow the data type's precision.
+ * {@code |a - e| <= atol + rtol * max(|e|, scale)} where {@code scale} is a fraction of the largest
+ * magnitude in the expected tensor: accumulating in the data type's precision makes errors grow
+ * with the size of the partial sums, not with the (possibly cancelled) result. NaN matches NaN,
+ * infinities must be equal; tolerances follow the data type's precision.
  */
 public final class OutputComparison {
     private OutputComparison() {
@@ -37,12 +39,22 @@ public final class OutputComparison {
         };
     }
 
+    /** The fraction of the largest expected magnitude below which errors are judged absolutely. */
+    static final double SCALE_FRACTION = 0.1;
+
     public static Result compare(Tensor expected, Tensor actual) {
         double[] t = tolerance(expected.logicalTensor().dataType());
         return compare(expected.toDoubleArray(), actual.toDoubleArray(), t[0], t[1]);
     }
 
     public static Result compare(double[] e, double[] a, double atol, double rtol) {
+        double maxAbs = 0;
+        for (double x : e) {
+            if (Double.isFinite(x)) {
+                maxAbs = Math.max(maxAbs, Math.abs(x));
+            }
+        }
+        double scale = SCALE_FRACTION * maxAbs;
         if (e.length != a.length) {
             return new Result(false, e.length, Math.max(e.length, a.length), -1, e.length, a.length, Double.NaN,
                     Double.NaN);
@@ -65,9 +77,10 @@ public final class OutputComparison {
                 abs = ok ? 0 : Double.POSITIVE_INFINITY;
             } else {
                 abs = Math.abs(x - y);
-                ok = abs <= atol + rtol * Math.abs(x);
+                ok = abs <= atol + rtol * Math.max(Math.abs(x), scale);
             }
-            double score = Double.isInfinite(abs) ? Double.POSITIVE_INFINITY : abs / (atol + rtol * Math.abs(x) + 1e-300);
+            double score = Double.isInfinite(abs) ? Double.POSITIVE_INFINITY
+                    : abs / (atol + rtol * Math.max(Math.abs(x), scale) + 1e-300);
             if (!ok) {
                 bad++;
             }

@@ -1,5 +1,7 @@
-/**
- * DNNL-style primitives with post-op fusion and Vector API kernels land here (issue: DNNL-style backend).
- * This bundle is deliberately empty until then: it registers no service and claims no op.
- */
+/** Settings of the DNNL-style backend that users and tools may change (thread count). */
+@Export
+@Version("0.1.0")
 package io.partita.backend.dnnl;
+
+import org.osgi.annotation.bundle.Export;
+import org.osgi.annotation.versioning.Version;

@@ -1,0 +1,131 @@
+package io.partita.backend.dnnl.internal;
+
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.partita.backend.dnnl.DnnlSettings;
+import io.partita.backend.dnnl.internal.exec.WorkerPool;
+import io.partita.backend.dnnl.internal.ops.SingleOps;
+import io.partita.backend.dnnl.internal.pattern.PatternMatcher;
+import io.partita.backend.dnnl.internal.plan.Planner;
+import io.partita.backend.dnnl.internal.postops.Activation;
+import io.partita.backend.dnnl.internal.primitive.Primitive;
+import io.partita.cache.CacheManager;
+import io.partita.cache.KernelCache;
+import io.partita.graph.EngineKind;
+import io.partita.graph.OpKind;
+import io.partita.graph.PartitionPolicy;
+import io.partita.spi.Backend;
+import io.partita.spi.Claim;
+import io.partita.spi.CompileRequest;
+import io.partita.spi.GraphView;
+import io.partita.spi.Kernel;
+
+/**
+ * The DNNL-style backend: claims f32 fusion patterns and single ops with static shapes, compiles
+ * each partition into a primitive kept in the primitive cache (equal descriptors share one), and
+ * runs it on a per-engine worker pool with constant weights packed once into the unified cache.
+ */
+public final class DnnlBackend implements Backend {
+    public static final String ID = "dnnl";
+    private static final Logger LOG = LoggerFactory.getLogger(DnnlBackend.class);
+
+    private final CacheManager caches;
+    private final KernelCache<PrimitiveKey, Primitive> primitives;
+    private final Map<Integer, WorkerPool> pools = new ConcurrentHashMap<>();
+    private final Set<OpKind> implemented;
+
+    /** A primitive cache key: this backend's id and a descriptor (records compared by value). */
+    record PrimitiveKey(String backend, Object desc) {
+    }
+
+    /** For ServiceLoader (plain class path): the process's caches. */
+    public DnnlBackend() {
+        this(CacheManager.global());
+    }
+
+    public DnnlBackend(CacheManager caches) {
+        this.caches = caches;
+        this.primitives = caches.kernelCache(CacheManager.PRIMITIVES);
+        EnumSet<OpKind> kinds = EnumSet.of(OpKind.MatMul, OpKind.Convolution, OpKind.BiasAdd);
+        kinds.addAll(Activation.SUPPORTED);
+        for (OpKind k : OpKind.values()) {
+            if (PatternMatcher.isBinary(k)) {
+                kinds.add(k);
+            }
+        }
+        kinds.addAll(SingleOps.kinds());
+        this.implemented = Set.copyOf(kinds);
+    }
+
+    @Override
+    public String id() {
+        return ID;
+    }
+
+    @Override
+    public String version() {
+        return "1";
+    }
+
+    @Override
+    public Set<EngineKind> engineKinds() {
+        return Set.of(EngineKind.CPU);
+    }
+
+    @Override
+    public int defaultRank() {
+        return 100;
+    }
+
+    @Override
+    public List<Claim> claim(GraphView graph, PartitionPolicy policy) {
+        return PatternMatcher.claim(graph, policy, implemented);
+    }
+
+    @Override
+    public Kernel compile(CompileRequest request) {
+        Object desc = Planner.describe(request);
+        Primitive p = primitives.getOrCreate(new PrimitiveKey(ID, desc), key -> Planner.create(key.desc()));
+        return new DnnlKernel(this, p, request);
+    }
+
+    /** The worker pool of an engine, sized by {@link DnnlSettings#threads()} (rebuilt when that changes). */
+    WorkerPool pool(int engineIndex) {
+        int threads = DnnlSettings.threads();
+        WorkerPool p = pools.get(engineIndex);
+        if (p != null && p.threads() == threads) {
+            return p;
+        }
+        synchronized (pools) {
+            p = pools.get(engineIndex);
+            if (p == null || p.threads() != threads) {
+                WorkerPool fresh = new WorkerPool(threads, "dnnl-cpu" + engineIndex);
+                WorkerPool old = pools.put(engineIndex, fresh);
+                if (old != null) {
+                    old.close(); // waits for a loop in progress; its callers finish on their own threads
+                    LOG.info("dnnl engine cpu.{} pool now runs {} threads", engineIndex, threads);
+                }
+                p = fresh;
+            }
+            return p;
+        }
+    }
+
+    CacheManager caches() {
+        return caches;
+    }
+
+    @Override
+    public void close() {
+        pools.values().forEach(WorkerPool::close);
+        pools.clear();
+        primitives.removeIf(k -> k.backend().equals(ID));
+    }
+}

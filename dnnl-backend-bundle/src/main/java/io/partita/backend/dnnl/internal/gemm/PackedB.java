@@ -1,0 +1,107 @@
+package io.partita.backend.dnnl.internal.gemm;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * The right-hand matrix B[K, N] of a product, packed for the micro-kernel: panels of
+ * {@link Sgemm#NR} columns, each panel K rows of NR contiguous floats (the last panel zero-padded),
+ * in a heap array so the kernel reads it without bounds checks on long offsets.
+ */
+public final class PackedB implements PanelSource {
+    private static final ValueLayout.OfFloat F = ValueLayout.JAVA_FLOAT_UNALIGNED;
+
+    final int k;
+    final int n;
+    final int panels;
+    final float[] data;
+
+    private PackedB(int k, int n) {
+        this.k = k;
+        this.n = n;
+        this.panels = (n + Sgemm.NR - 1) / Sgemm.NR;
+        this.data = new float[Math.multiplyExact(Math.multiplyExact(panels, k), Sgemm.NR)];
+    }
+
+    @Override
+    public int k() {
+        return k;
+    }
+
+    @Override
+    public int n() {
+        return n;
+    }
+
+    @Override
+    public float[] panel(int panel, int k0, int kc, float[] scratch) {
+        return data;
+    }
+
+    @Override
+    public int offset(int panel, int k0) {
+        return (panel * k + k0) * Sgemm.NR;
+    }
+
+    /** Bytes the packed matrix takes. */
+    public long byteSize() {
+        return (long) data.length * Float.BYTES;
+    }
+
+    public float[] data() {
+        return data;
+    }
+
+    /** Wraps packed data (e.g. from the constant cache). */
+    public static PackedB wrap(int k, int n, float[] data) {
+        return new PackedB(k, n, data);
+    }
+
+    private PackedB(int k, int n, float[] data) {
+        this.k = k;
+        this.n = n;
+        this.panels = (n + Sgemm.NR - 1) / Sgemm.NR;
+        if (data.length != panels * k * Sgemm.NR) {
+            throw new IllegalArgumentException("packed data has " + data.length + " floats, expected "
+                    + panels * k * Sgemm.NR);
+        }
+        this.data = data;
+    }
+
+    /** Floats a packed [k, n] matrix takes. */
+    public static long packedLength(int k, int n) {
+        return (long) ((n + Sgemm.NR - 1) / Sgemm.NR) * k * Sgemm.NR;
+    }
+
+    /**
+     * Packs B from memory: element (kk, j) at byte offset {@code off + 4 * (kk * rowStride + j * colStride)}
+     * (a transposed B is colStride = K-stride, rowStride = 1).
+     */
+    public static PackedB pack(MemorySegment b, long off, long rowStride, long colStride, int k, int n) {
+        PackedB p = new PackedB(k, n);
+        p.fill(b, off, rowStride, colStride);
+        return p;
+    }
+
+    void fill(MemorySegment b, long off, long rowStride, long colStride) {
+        int nr = Sgemm.NR;
+        for (int panel = 0; panel < panels; panel++) {
+            int j0 = panel * nr;
+            int cols = Math.min(nr, n - j0);
+            int base = panel * k * nr;
+            if (colStride == 1) {
+                for (int kk = 0; kk < k; kk++) {
+                    long src = off + 4L * (kk * rowStride + j0);
+                    MemorySegment.copy(b, F, src, data, base + kk * nr, cols);
+                }
+            } else {
+                for (int j = 0; j < cols; j++) {
+                    long src = off + 4L * ((long) (j0 + j) * colStride);
+                    for (int kk = 0; kk < k; kk++) {
+                        data[base + kk * nr + j] = b.get(F, src + 4L * kk * rowStride);
+                    }
+                }
+            }
+        }
+    }
+}

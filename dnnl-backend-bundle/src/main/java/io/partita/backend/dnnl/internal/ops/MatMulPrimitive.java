@@ -1,0 +1,182 @@
+package io.partita.backend.dnnl.internal.ops;
+
+import java.util.Arrays;
+
+import io.partita.backend.dnnl.internal.exec.WorkerPool;
+import io.partita.backend.dnnl.internal.gemm.PackedB;
+import io.partita.backend.dnnl.internal.gemm.Sgemm;
+import io.partita.backend.dnnl.internal.postops.PostOpChain;
+import io.partita.backend.dnnl.internal.primitive.Invocation;
+import io.partita.backend.dnnl.internal.primitive.PackedConstant;
+import io.partita.backend.dnnl.internal.primitive.Primitive;
+import io.partita.cache.Lease;
+import io.partita.graph.LogicalTensor;
+
+/**
+ * MatMul with its post-ops: batched (numpy-broadcast batch dims), transposes and 1-D operands as
+ * oneDNN defines them. Weights are packed into micro-kernel panels; constant weights once, into the
+ * unified constant cache. Post-ops run on each output tile as it is finished.
+ */
+public final class MatMulPrimitive implements Primitive {
+
+    /** What identifies a MatMul primitive: operand descriptions, transposes, post-ops and where they come from. */
+    public record Desc(LogicalTensor src, LogicalTensor weights, LogicalTensor dst, boolean transposeA,
+            boolean transposeB, int srcInput, int weightsInput, boolean weightsConstant, PostOpChain post,
+            int[] postInputs) {
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Desc d && d.src.equals(src) && d.weights.equals(weights) && d.dst.equals(dst)
+                    && d.transposeA == transposeA && d.transposeB == transposeB && d.srcInput == srcInput
+                    && d.weightsInput == weightsInput && d.weightsConstant == weightsConstant && d.post.equals(post)
+                    && Arrays.equals(d.postInputs, postInputs);
+        }
+
+        @Override
+        public int hashCode() {
+            return java.util.Objects.hash(src, weights, dst, transposeA, transposeB, srcInput, weightsInput,
+                    weightsConstant, post) * 31 + Arrays.hashCode(postInputs);
+        }
+    }
+
+    private final Desc d;
+    private final int m;
+    private final int k;
+    private final int n;
+    private final long[] outBatch;
+    private final long batch;
+    private final long[] aBatchDims;
+    private final long[] aBatchStrides;
+    private final long aRowStride;
+    private final long aColStride;
+    private final long[] bBatchDims;
+    private final long[] bBatchStrides;
+    private final long bRowStride;
+    private final long bColStride;
+    private final long bMatrices;
+
+    public MatMulPrimitive(Desc d) {
+        this.d = d;
+        long[] ad = d.src.dims();
+        long[] as = d.src.strides();
+        long[] bd = d.weights.dims();
+        long[] bs = d.weights.strides();
+        if (ad.length == 1) {
+            ad = new long[] {1, ad[0]};
+            as = new long[] {0, as[0]};
+        }
+        if (bd.length == 1) {
+            bd = new long[] {bd[0], 1};
+            bs = new long[] {bs[0], 0};
+        }
+        int ra = ad.length;
+        int rb = bd.length;
+        boolean ta = d.transposeA && d.src.ndims() >= 2;
+        boolean tb = d.transposeB && d.weights.ndims() >= 2;
+        this.m = (int) ad[ra - (ta ? 1 : 2)];
+        this.k = (int) ad[ra - (ta ? 2 : 1)];
+        this.n = (int) bd[rb - (tb ? 2 : 1)];
+        this.aRowStride = ta ? as[ra - 1] : as[ra - 2];
+        this.aColStride = ta ? as[ra - 2] : as[ra - 1];
+        this.bRowStride = tb ? bs[rb - 1] : bs[rb - 2];
+        this.bColStride = tb ? bs[rb - 2] : bs[rb - 1];
+        this.aBatchDims = Arrays.copyOf(ad, ra - 2);
+        this.aBatchStrides = Arrays.copyOf(as, ra - 2);
+        this.bBatchDims = Arrays.copyOf(bd, rb - 2);
+        this.bBatchStrides = Arrays.copyOf(bs, rb - 2);
+        int batchRank = Math.max(ra, rb) - 2;
+        this.outBatch = new long[batchRank];
+        for (int i = 0; i < batchRank; i++) {
+            int ia = i - (batchRank - aBatchDims.length);
+            int ib = i - (batchRank - bBatchDims.length);
+            outBatch[i] = Math.max(ia >= 0 ? aBatchDims[ia] : 1, ib >= 0 ? bBatchDims[ib] : 1);
+        }
+        this.batch = Strided.product(outBatch, 0, batchRank);
+        this.bMatrices = Strided.product(bBatchDims, 0, bBatchDims.length);
+    }
+
+    @Override
+    public void execute(Invocation inv) {
+        var a = inv.in(d.srcInput);
+        var c = inv.out(0);
+        PostOpChain.Bound post = d.post.isEmpty() ? null : d.post.bind(inv.operands(d.postInputs));
+        Lease lease = d.weightsConstant ? inv.constant(d.weightsInput, "packed-panels",
+                PackedConstant.bytesFor((int) bMatrices, k, n), () -> new PackedConstant(packAll(inv))) : null;
+        try {
+            PackedB[] perBatch = lease != null ? null : (bMatrices == 1 ? new PackedB[] {pack(inv, 0)} : null);
+            WorkerPool pool = inv.pool();
+            int threads = pool == null ? 1 : pool.threads();
+            // Many small products: one thread per batch item; few large ones: all threads per product.
+            boolean perItem = batch >= threads && (long) m * n * k < (1L << 24);
+            WorkerPool.RangeBody items = (b0, b1) -> {
+                for (long bi = b0; bi < b1; bi++) {
+                    long bIdx = bMatrices == 1 ? 0 : Strided.batchOffset(bi, outBatch, bBatchDims, bBatchStrides);
+                    PackedB pb = lease != null ? ((PackedConstant) lease.buffer()).matrix(matrixIndex(bi))
+                            : perBatch != null ? perBatch[0] : packAt(inv, bIdx);
+                    long aOff = 4L * Strided.batchOffset(bi, outBatch, aBatchDims, aBatchStrides);
+                    long cOff = 4L * bi * m * n;
+                    Sgemm.multiply(a, aOff, aRowStride, aColStride, m, pb, c, cOff, n,
+                            post == null ? null : post.asEpilogue(bi * m * n, n), perItem ? null : pool);
+                }
+            };
+            if (perItem && pool != null) {
+                pool.parallelFor((int) batch, items);
+            } else {
+                items.run(0, (int) batch);
+            }
+        } finally {
+            if (lease != null) {
+                lease.close();
+            }
+        }
+    }
+
+    /** Which packed weight matrix output batch item bi uses. */
+    private int matrixIndex(long bi) {
+        if (bMatrices == 1) {
+            return 0;
+        }
+        long flat = bi;
+        long idx = 0;
+        long mul = 1;
+        for (int dd = outBatch.length - 1; dd >= 0; dd--) {
+            long i = flat % outBatch[dd];
+            flat /= outBatch[dd];
+            int o = dd - (outBatch.length - bBatchDims.length);
+            if (o >= 0) {
+                idx += (bBatchDims[o] == 1 ? 0 : i) * mul;
+                mul *= bBatchDims[o];
+            }
+        }
+        return (int) idx;
+    }
+
+    private PackedB[] packAll(Invocation inv) {
+        PackedB[] all = new PackedB[(int) bMatrices];
+        long[] idx = new long[bBatchDims.length];
+        for (int i = 0; i < all.length; i++) {
+            long off = 0;
+            long rem = i;
+            for (int dd = bBatchDims.length - 1; dd >= 0; dd--) {
+                idx[dd] = rem % bBatchDims[dd];
+                rem /= bBatchDims[dd];
+                off += idx[dd] * bBatchStrides[dd];
+            }
+            all[i] = packAt(inv, off);
+        }
+        return all;
+    }
+
+    private PackedB pack(Invocation inv, long elementOffset) {
+        return packAt(inv, elementOffset);
+    }
+
+    private PackedB packAt(Invocation inv, long elementOffset) {
+        return PackedB.pack(inv.in(d.weightsInput), 4L * elementOffset, bRowStride, bColStride, k, n);
+    }
+
+    @Override
+    public String toString() {
+        return "matmul " + Arrays.toString(outBatch) + " " + m + "x" + k + "x" + n + (d.post.isEmpty() ? "" : " " + d.post);
+    }
+}

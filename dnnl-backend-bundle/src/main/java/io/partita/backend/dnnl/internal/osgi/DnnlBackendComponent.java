@@ -1,0 +1,89 @@
+package io.partita.backend.dnnl.internal.osgi;
+
+import java.util.List;
+import java.util.Set;
+
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Modified;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.metatype.annotations.Designate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.partita.backend.dnnl.DnnlSettings;
+import io.partita.backend.dnnl.internal.DnnlBackend;
+import io.partita.cache.CacheManager;
+import io.partita.graph.EngineKind;
+import io.partita.graph.PartitionPolicy;
+import io.partita.spi.Backend;
+import io.partita.spi.Claim;
+import io.partita.spi.CompileRequest;
+import io.partita.spi.GraphView;
+import io.partita.spi.Kernel;
+
+/**
+ * Registers the DNNL-style backend (rank 100 unless configured). A malformed {@code threads} value
+ * is logged with the value and the expected form, and the previous setting stays.
+ */
+@Component(service = Backend.class, configurationPid = "io.partita.backend.dnnl", property = "service.ranking:Integer=100")
+@Designate(ocd = DnnlConfig.class)
+public class DnnlBackendComponent implements Backend {
+    private static final Logger LOG = LoggerFactory.getLogger(DnnlBackendComponent.class);
+
+    private final DnnlBackend backend;
+
+    @Activate
+    public DnnlBackendComponent(@Reference CacheManager caches, DnnlConfig config) {
+        this.backend = new DnnlBackend(caches);
+        configure(config);
+    }
+
+    @Modified
+    void configure(DnnlConfig config) {
+        String t = config.threads();
+        if (t != null && !t.isBlank()) {
+            try {
+                DnnlSettings.setThreads(DnnlSettings.parseThreads("io.partita.backend.dnnl threads", t));
+            } catch (IllegalArgumentException e) {
+                LOG.error("refused: {}", e.getMessage());
+            }
+        }
+    }
+
+    @Deactivate
+    void deactivate() {
+        backend.close();
+    }
+
+    @Override
+    public String id() {
+        return backend.id();
+    }
+
+    @Override
+    public String version() {
+        return backend.version();
+    }
+
+    @Override
+    public Set<EngineKind> engineKinds() {
+        return backend.engineKinds();
+    }
+
+    @Override
+    public int defaultRank() {
+        return backend.defaultRank();
+    }
+
+    @Override
+    public List<Claim> claim(GraphView graph, PartitionPolicy policy) {
+        return backend.claim(graph, policy);
+    }
+
+    @Override
+    public Kernel compile(CompileRequest request) {
+        return backend.compile(request);
+    }
+}

@@ -1,0 +1,2 @@
+/** The DNNL-style backend: claims, compilation into cached primitives, execution with packed constants. */
+package io.partita.backend.dnnl.internal;

@@ -1,0 +1,211 @@
+package io.partita.backend.dnnl.internal.pattern;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+import io.partita.backend.dnnl.internal.postops.Activation;
+import io.partita.graph.DataType;
+import io.partita.graph.LogicalTensor;
+import io.partita.graph.Op;
+import io.partita.graph.OpKind;
+import io.partita.graph.PartitionPolicy;
+import io.partita.spi.Claim;
+import io.partita.spi.GraphView;
+
+/**
+ * Claims what this backend runs, as oneDNN's DNNL backend does for f32: a base op (MatMul,
+ * Convolution, binary, eltwise, SoftMax, pooling, reduction) followed by a chain of post-ops
+ * (BiasAdd after MatMul/Convolution, activations, binary ops whose other operand comes from outside
+ * the chain and broadcasts to the output), plus single-op primitives for LayerNorm and data
+ * movement. Only static shapes: an op with a dynamic dim is never claimed. DEBUG claims single ops.
+ */
+public final class PatternMatcher {
+    static final Set<OpKind> BINARY = Set.of(OpKind.Add, OpKind.Subtract, OpKind.Multiply, OpKind.Divide,
+            OpKind.Maximum, OpKind.Minimum);
+    static final Set<OpKind> CHAIN_BASES = Set.of(OpKind.MatMul, OpKind.Convolution, OpKind.SoftMax, OpKind.MaxPool,
+            OpKind.AvgPool, OpKind.ReduceSum, OpKind.ReduceMean, OpKind.Add, OpKind.Subtract, OpKind.Multiply,
+            OpKind.Divide, OpKind.Maximum, OpKind.Minimum);
+
+    private PatternMatcher() {
+    }
+
+    public static boolean isBinary(OpKind k) {
+        return BINARY.contains(k);
+    }
+
+    public static List<Claim> claim(GraphView g, PartitionPolicy policy, Set<OpKind> implemented) {
+        List<Claim> claims = new ArrayList<>();
+        Set<Long> taken = new HashSet<>();
+        for (Op op : g.ops()) {
+            if (g.isClaimed(op.id()) || taken.contains(op.id()) || !implemented.contains(op.kind()) || !supports(op)) {
+                continue;
+            }
+            LinkedHashSet<Long> ids = new LinkedHashSet<>();
+            ids.add(op.id());
+            String pattern = name(op.kind());
+            if (policy == PartitionPolicy.FUSION && (CHAIN_BASES.contains(op.kind()) || Activation.SUPPORTED.contains(op.kind()))) {
+                List<Op> chain = chain(g, op, taken, implemented);
+                for (Op c : chain) {
+                    ids.add(c.id());
+                    pattern += "_" + name(c.kind());
+                }
+            }
+            taken.addAll(ids);
+            claims.add(new Claim(ids, pattern));
+        }
+        return claims;
+    }
+
+    /** The post-ops that follow a base op. */
+    static List<Op> chain(GraphView g, Op base, Set<Long> taken, Set<OpKind> implemented) {
+        List<Op> chain = new ArrayList<>();
+        Set<Long> inside = new HashSet<>(List.of(base.id()));
+        Set<Long> produced = new HashSet<>();
+        base.outputs().forEach(t -> produced.add(t.id()));
+        LogicalTensor out = base.output(0);
+        if (base.outputs().size() != 1) {
+            return chain;
+        }
+        boolean biasAllowed = base.kind() == OpKind.MatMul || base.kind() == OpKind.Convolution;
+        while (true) {
+            if (g.isGraphOutput(out.id())) {
+                break;
+            }
+            List<Op> consumers = g.consumers(out.id());
+            if (consumers.size() != 1) {
+                break;
+            }
+            Op next = consumers.get(0);
+            if (g.isClaimed(next.id()) || taken.contains(next.id()) || !implemented.contains(next.kind())
+                    || !allF32(next) || !staticShapes(next)) {
+                break;
+            }
+            boolean ok;
+            if (next.kind() == OpKind.BiasAdd) {
+                ok = biasAllowed && next.input(0).id() == out.id();
+            } else if (Activation.SUPPORTED.contains(next.kind())) {
+                ok = next.input(0).id() == out.id();
+            } else if (BINARY.contains(next.kind())) {
+                ok = binaryPostOp(next, out, produced);
+            } else {
+                ok = false;
+            }
+            if (!ok || !sameDims(next.output(0), out)) {
+                break;
+            }
+            chain.add(next);
+            inside.add(next.id());
+            next.outputs().forEach(t -> produced.add(t.id()));
+            biasAllowed = false;
+            out = next.output(0);
+        }
+        return chain;
+    }
+
+    /** The other operand comes from outside the chain and broadcasts (numpy) to the chain value's dims. */
+    private static boolean binaryPostOp(Op op, LogicalTensor value, Set<Long> produced) {
+        LogicalTensor a = op.input(0);
+        LogicalTensor b = op.input(1);
+        if (a.id() == b.id()) {
+            return false;
+        }
+        LogicalTensor other = a.id() == value.id() ? b : b.id() == value.id() ? a : null;
+        if (other == null || produced.contains(other.id())) {
+            return false;
+        }
+        return broadcastsTo(other.dims(), value.dims());
+    }
+
+    static boolean broadcastsTo(long[] from, long[] to) {
+        if (from == null || to == null || from.length > to.length) {
+            return false;
+        }
+        for (int i = 0; i < from.length; i++) {
+            long f = from[from.length - 1 - i];
+            long t = to[to.length - 1 - i];
+            if (f != 1 && f != t) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean sameDims(LogicalTensor a, LogicalTensor b) {
+        return java.util.Arrays.equals(a.dims(), b.dims());
+    }
+
+    /** Whether the base op itself is something this backend runs. */
+    static boolean supports(Op op) {
+        if (!staticShapes(op)) {
+            return false;
+        }
+        if (op.kind() == OpKind.TypeCast || op.kind() == OpKind.Reorder) {
+            return floatTypes(op);
+        }
+        if (!allF32(op)) {
+            return false;
+        }
+        return switch (op.kind()) {
+            case Convolution -> op.input(0).ndims() == 4;
+            case MaxPool, AvgPool -> op.input(0).ndims() == 4;
+            case SoftMax -> op.outputs().size() == 1;
+            case LayerNorm -> true;
+            default -> true;
+        };
+    }
+
+    private static boolean floatTypes(Op op) {
+        for (LogicalTensor t : op.inputs()) {
+            if (!t.dataType().isFloatingPoint() || t.dataType().bits() < 16) {
+                return false;
+            }
+        }
+        for (LogicalTensor t : op.outputs()) {
+            if (!t.dataType().isFloatingPoint() || t.dataType().bits() < 16) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    static boolean allF32(Op op) {
+        for (LogicalTensor t : op.inputs()) {
+            if (t.dataType() != DataType.F32) {
+                return false;
+            }
+        }
+        for (LogicalTensor t : op.outputs()) {
+            if (t.dataType() != DataType.F32) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Known rank and no dynamic dim (unknown dims are resolved by compilation). */
+    static boolean staticShapes(Op op) {
+        for (LogicalTensor t : op.inputs()) {
+            if (t.ndims() < 0 || t.hasDynamicDim()) {
+                return false;
+            }
+        }
+        for (LogicalTensor t : op.outputs()) {
+            if (t.ndims() < 0 || t.hasDynamicDim()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static String name(OpKind k) {
+        return switch (k) {
+            case MatMul -> "matmul";
+            case Convolution -> "conv";
+            case BiasAdd -> "bias";
+            default -> k.spelling().toLowerCase(java.util.Locale.ROOT);
+        };
+    }
+}

@@ -1,0 +1,118 @@
+package io.partita.backend.dnnl.internal.postops;
+
+import java.util.Set;
+
+import io.partita.graph.Op;
+import io.partita.graph.OpKind;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
+
+/**
+ * A vectorized element-wise activation with its attributes, as oneDNN's eltwise post-ops define
+ * them. {@link #SUPPORTED} lists the kinds this backend fuses or runs.
+ */
+public record Activation(OpKind kind, float alpha, float beta, boolean tanhGelu) {
+    static final VectorSpecies<Float> S = FloatVector.SPECIES_512;
+
+    public static final Set<OpKind> SUPPORTED = Set.of(OpKind.ReLU, OpKind.LeakyReLU, OpKind.GELU, OpKind.Sigmoid,
+            OpKind.Tanh, OpKind.Elu, OpKind.Clamp, OpKind.Exp, OpKind.Log, OpKind.Sqrt, OpKind.Square, OpKind.Abs,
+            OpKind.HardSwish, OpKind.HardSigmoid, OpKind.Mish, OpKind.SoftPlus, OpKind.Round, OpKind.Reciprocal);
+
+    /** The activation of an op of a supported kind (attributes already defaulted by the schema). */
+    public static Activation of(Op op) {
+        OpKind k = op.kind();
+        return switch (k) {
+            case LeakyReLU, Elu -> new Activation(k, op.floatAttr("alpha"), 0, false);
+            case Clamp -> new Activation(k, op.floatAttr("min"), op.floatAttr("max"), false);
+            case HardSigmoid -> new Activation(k, op.floatAttr("alpha"), op.floatAttr("beta"), false);
+            case SoftPlus -> new Activation(k, 0, op.floatAttr("beta"), false);
+            case GELU -> new Activation(k, 0, 0, op.hasAttr("mode") && "gelu_tanh".equals(op.stringAttr("mode")));
+            default -> new Activation(k, 0, 0, false);
+        };
+    }
+
+    /** Applies to one vector. */
+    public FloatVector apply(FloatVector x) {
+        return switch (kind) {
+            case ReLU -> FloatVector.zero(S).blend(x, x.compare(VectorOperators.GT, 0f)); // NaN -> 0, as the reference
+            case LeakyReLU -> x.blend(x.mul(alpha), x.lt(0f));
+            case Clamp -> x.max(alpha).min(beta);
+            case Abs -> x.abs();
+            case Square -> x.mul(x);
+            case Sqrt -> x.sqrt();
+            case Exp -> x.lanewise(VectorOperators.EXP);
+            case Log -> x.lanewise(VectorOperators.LOG);
+            case Tanh -> x.lanewise(VectorOperators.TANH);
+            case Sigmoid -> sigmoid(x);
+            case Elu -> x.blend(x.lanewise(VectorOperators.EXPM1).mul(alpha), x.lt(0f));
+            case GELU -> tanhGelu ? geluTanh(x) : geluErf(x);
+            case HardSwish -> x.mul(x.mul(1f / 6).add(0.5f).max(0f).min(1f));
+            case HardSigmoid -> x.mul(alpha).add(beta).max(0f).min(1f);
+            case Mish -> x.mul(softplus(x, 1f).lanewise(VectorOperators.TANH));
+            case SoftPlus -> softplus(x, beta);
+            case Round -> round(x);
+            case Reciprocal -> FloatVector.broadcast(S, 1f).div(x);
+            default -> throw new IllegalStateException("no activation " + kind);
+        };
+    }
+
+    /** Applies to one value (tails and scalar paths), the same formulas in float. */
+    public float apply(float x) {
+        return apply(FloatVector.broadcast(S, x)).lane(0);
+    }
+
+    private static FloatVector sigmoid(FloatVector x) {
+        // 1 / (1 + exp(-x)) without overflow: exp of a non-positive argument only.
+        FloatVector e = x.abs().neg().lanewise(VectorOperators.EXP);
+        FloatVector pos = FloatVector.broadcast(S, 1f).div(e.add(1f));
+        FloatVector neg = e.div(e.add(1f));
+        return pos.blend(neg, x.lt(0f));
+    }
+
+    private static FloatVector softplus(FloatVector x, float beta) {
+        // log(1 + exp(beta x)) / beta, stable: max(y, 0) + log1p(exp(-|y|))
+        FloatVector y = x.mul(beta);
+        FloatVector r = y.max(0f).add(y.abs().neg().lanewise(VectorOperators.EXP).lanewise(VectorOperators.LOG1P));
+        return beta == 1f ? r : r.div(beta);
+    }
+
+    private static FloatVector geluTanh(FloatVector x) {
+        FloatVector inner = x.add(x.mul(x).mul(x).mul(0.044715f)).mul((float) Math.sqrt(2 / Math.PI));
+        return x.mul(0.5f).mul(inner.lanewise(VectorOperators.TANH).add(1f));
+    }
+
+    private static FloatVector geluErf(FloatVector x) {
+        return x.mul(0.5f).mul(erf(x.mul((float) (1 / Math.sqrt(2)))).add(1f));
+    }
+
+    /**
+     * erf in single precision: erf(x) = sign(x) (1 - erfc(|x|)) with erfc from the rational
+     * approximation of Numerical Recipes' erfcc (relative error < 1.2e-7), evaluated in float.
+     */
+    static FloatVector erf(FloatVector x) {
+        FloatVector z = x.abs();
+        FloatVector t = FloatVector.broadcast(S, 1f).div(z.mul(0.5f).add(1f));
+        FloatVector poly = t.mul(0.17087277f).add(-0.82215223f);
+        poly = poly.mul(t).add(1.48851587f);
+        poly = poly.mul(t).add(-1.13520398f);
+        poly = poly.mul(t).add(0.27886807f);
+        poly = poly.mul(t).add(-0.18628806f);
+        poly = poly.mul(t).add(0.09678418f);
+        poly = poly.mul(t).add(0.37409196f);
+        poly = poly.mul(t).add(1.00002368f);
+        poly = poly.mul(t).add(-1.26551223f);
+        FloatVector erfc = t.mul(z.mul(z).neg().add(poly).lanewise(VectorOperators.EXP));
+        FloatVector r = FloatVector.broadcast(S, 1f).sub(erfc);
+        return r.blend(r.neg(), x.lt(0f));
+    }
+
+    private static FloatVector round(FloatVector x) {
+        // round half to even: magic-number addition works for |x| < 2^23 (larger floats are integers)
+        FloatVector magic = FloatVector.broadcast(S, 8388608f);
+        FloatVector a = x.abs();
+        FloatVector r = a.add(magic).sub(magic);
+        r = r.blend(a, a.compare(VectorOperators.GE, 8388608f));
+        return r.blend(r.neg(), x.lt(0f));
+    }
+}

@@ -1,0 +1,237 @@
+package io.partita.backend.dnnl.internal.postops;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.util.Arrays;
+import java.util.List;
+
+import io.partita.backend.dnnl.internal.gemm.Sgemm;
+import io.partita.graph.OpKind;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorMask;
+import jdk.incubator.vector.VectorSpecies;
+
+/**
+ * Activations and binary ops applied, in order, to a dense f32 output while it is in cache. A
+ * binary step reads its other operand through per-dimension strides over the output's dims (0
+ * where it broadcasts), so numpy broadcasting and per-channel biases are the same thing here.
+ * Immutable: operands are bound per execution with {@link #bind}.
+ */
+public final class PostOpChain {
+    static final VectorSpecies<Float> S = FloatVector.SPECIES_512;
+    private static final ValueLayout.OfFloat F = ValueLayout.JAVA_FLOAT_UNALIGNED;
+    private static final ByteOrder ORDER = ByteOrder.nativeOrder();
+
+    /** One step of the chain. */
+    public sealed interface Step permits Act, Bin, Load {
+    }
+
+    /** Replaces the value by an operand (the first step of element-wise primitives: the source read). */
+    public record Load(int operand, long[] strides) implements Step {
+        public Load {
+            strides = strides.clone();
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Load l && l.operand == operand && Arrays.equals(l.strides, strides);
+        }
+
+        @Override
+        public int hashCode() {
+            return operand * 31 + Arrays.hashCode(strides);
+        }
+    }
+
+    /** An activation. */
+    public record Act(Activation activation) implements Step {
+    }
+
+    /**
+     * A binary op with operand {@code operand} (index into the bound operands), strides in elements
+     * over the output dims, and whether the chain value is the op's right-hand side.
+     */
+    public record Bin(OpKind kind, int operand, long[] strides, boolean chainIsRight) implements Step {
+        public Bin {
+            strides = strides.clone();
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Bin b && b.kind == kind && b.operand == operand && b.chainIsRight == chainIsRight
+                    && Arrays.equals(b.strides, strides);
+        }
+
+        @Override
+        public int hashCode() {
+            return (kind.hashCode() * 31 + operand) * 31 + Arrays.hashCode(strides) + (chainIsRight ? 1 : 0);
+        }
+    }
+
+    public static final PostOpChain EMPTY = new PostOpChain(new long[0], List.of());
+
+    private final long[] dims;
+    private final List<Step> steps;
+    private final Step[] stepArray;
+
+    public PostOpChain(long[] outputDims, List<Step> steps) {
+        this.dims = outputDims.clone();
+        this.steps = List.copyOf(steps);
+        this.stepArray = this.steps.toArray(Step[]::new);
+    }
+
+    public boolean isEmpty() {
+        return steps.isEmpty();
+    }
+
+    public List<Step> steps() {
+        return steps;
+    }
+
+    /** Strides of an operand of dims {@code operand} broadcast (numpy, right-aligned) to {@code out}. */
+    public static long[] broadcastStrides(long[] out, long[] operand) {
+        long[] strides = new long[out.length];
+        long acc = 1;
+        for (int i = operand.length - 1; i >= 0; i--) {
+            int o = i + out.length - operand.length;
+            strides[o] = operand[i] == 1 && out[o] != 1 ? 0 : acc;
+            acc *= operand[i];
+        }
+        return strides;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof PostOpChain c && Arrays.equals(c.dims, dims) && c.steps.equals(steps);
+    }
+
+    @Override
+    public int hashCode() {
+        return Arrays.hashCode(dims) * 31 + steps.hashCode();
+    }
+
+    @Override
+    public String toString() {
+        return "PostOps" + steps;
+    }
+
+    /** The chain with its operands for one execution. */
+    public Bound bind(MemorySegment[] operands) {
+        return new Bound(operands);
+    }
+
+    /** A chain bound to its operands: applies to any contiguous range of the output. */
+    public final class Bound {
+        private final MemorySegment[] operands;
+
+        Bound(MemorySegment[] operands) {
+            this.operands = operands;
+        }
+
+        /**
+         * Applies the chain to {@code count} consecutive output elements starting at flat (row-major)
+         * index {@code flat}, stored at byte offset {@code off} of {@code out}.
+         */
+        public void apply(MemorySegment out, long off, long flat, int count) {
+            int rank = dims.length;
+            long inner = rank == 0 ? 1 : dims[rank - 1];
+            int done = 0;
+            while (done < count) {
+                long f = flat + done;
+                int run = (int) Math.min(count - done, inner - (f % inner));
+                applyRun(out, off + 4L * done, f, run);
+                done += run;
+            }
+        }
+
+        /** A run inside one innermost line: operands advance by their last stride (0 or not). */
+        private void applyRun(MemorySegment out, long off, long flat, int run) {
+            int n = stepArray.length;
+            long[] base = new long[n];
+            long[] step = new long[n];
+            for (int s = 0; s < n; s++) {
+                long[] st = stepArray[s] instanceof Bin b ? b.strides : stepArray[s] instanceof Load l ? l.strides : null;
+                if (st != null) {
+                    base[s] = offsetOf(st, flat);
+                    step[s] = dims.length == 0 ? 0 : st[dims.length - 1];
+                }
+            }
+            int q = 0;
+            for (; q + 16 <= run; q += 16) {
+                long o = off + 4L * q;
+                FloatVector v = FloatVector.fromMemorySegment(S, out, o, ORDER);
+                v = steps(v, base, step, q, null);
+                v.intoMemorySegment(out, o, ORDER);
+            }
+            if (q < run) {
+                VectorMask<Float> m = S.indexInRange(0, run - q);
+                long o = off + 4L * q;
+                FloatVector v = FloatVector.fromMemorySegment(S, out, o, ORDER, m);
+                v = steps(v, base, step, q, m);
+                v.intoMemorySegment(out, o, ORDER, m);
+            }
+        }
+
+        private FloatVector steps(FloatVector v, long[] base, long[] stride, int q, VectorMask<Float> m) {
+            for (int s = 0; s < stepArray.length; s++) {
+                Step st = stepArray[s];
+                if (st instanceof Act a) {
+                    v = a.activation().apply(v);
+                } else if (st instanceof Load l) {
+                    v = operand(operands[l.operand()], base[s], stride[s], q, m);
+                } else {
+                    Bin b = (Bin) st;
+                    FloatVector w = operand(operands[b.operand()], base[s], stride[s], q, m);
+                    v = binary(b.kind(), b.chainIsRight() ? w : v, b.chainIsRight() ? v : w);
+                }
+            }
+            return v;
+        }
+
+        /** 16 (or the masked count of) operand values at run position q. */
+        private FloatVector operand(MemorySegment seg, long base, long stride, int q, VectorMask<Float> m) {
+            if (stride == 0) {
+                return FloatVector.broadcast(S, seg.get(F, 4L * base));
+            }
+            if (stride == 1) {
+                long o = 4L * (base + q);
+                return m == null ? FloatVector.fromMemorySegment(S, seg, o, ORDER)
+                        : FloatVector.fromMemorySegment(S, seg, o, ORDER, m);
+            }
+            float[] lanes = new float[16];
+            int len = m == null ? 16 : m.trueCount();
+            for (int i = 0; i < len; i++) {
+                lanes[i] = seg.get(F, 4L * (base + (q + i) * stride));
+            }
+            return FloatVector.fromArray(S, lanes, 0);
+        }
+
+        private long offsetOf(long[] strides, long flat) {
+            long off = 0;
+            for (int d = dims.length - 1; d >= 0; d--) {
+                long idx = flat % dims[d];
+                flat /= dims[d];
+                off += idx * strides[d];
+            }
+            return off;
+        }
+
+        /** As a GEMM epilogue: GEMM row r, column j is output flat index {@code flatBase + r * rowLength + j}. */
+        public Sgemm.Epilogue asEpilogue(long flatBase, long rowLength) {
+            return (c, rowOff, row, col, cols) -> apply(c, rowOff + 4L * col, flatBase + row * rowLength + col, cols);
+        }
+    }
+
+    static FloatVector binary(OpKind kind, FloatVector a, FloatVector b) {
+        return switch (kind) {
+            case Add -> a.add(b);
+            case Subtract -> a.sub(b);
+            case Multiply -> a.mul(b);
+            case Divide -> a.div(b);
+            case Maximum -> a.max(b);
+            case Minimum -> a.min(b);
+            default -> throw new IllegalStateException("no binary post-op " + kind);
+        };
+    }
+}

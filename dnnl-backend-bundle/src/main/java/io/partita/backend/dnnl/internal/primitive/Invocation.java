@@ -1,0 +1,72 @@
+package io.partita.backend.dnnl.internal.primitive;
+
+import java.lang.foreign.MemorySegment;
+import java.util.List;
+
+import io.partita.backend.dnnl.internal.exec.WorkerPool;
+import io.partita.cache.BufferProducer;
+import io.partita.cache.Lease;
+import io.partita.graph.LogicalTensor;
+import io.partita.graph.Tensor;
+
+/** One execution of a primitive: its tensors (partition port order), the thread pool, the constant cache. */
+public final class Invocation {
+    private final List<Tensor> inputs;
+    private final List<Tensor> outputs;
+    private final WorkerPool pool;
+    private final Constants constants;
+
+    /** Processed constant inputs, from the unified cache. */
+    public interface Constants {
+        /**
+         * The processed form of a constant input, produced once per (kernel, tensor, data) and then
+         * shared; null when the input is not constant (process it per execution then).
+         */
+        Lease get(int input, String form, long byteSize, BufferProducer producer);
+    }
+
+    public Invocation(List<Tensor> inputs, List<Tensor> outputs, WorkerPool pool, Constants constants) {
+        this.inputs = inputs;
+        this.outputs = outputs;
+        this.pool = pool;
+        this.constants = constants;
+    }
+
+    public MemorySegment in(int i) {
+        return inputs.get(i).data();
+    }
+
+    public LogicalTensor inLt(int i) {
+        return inputs.get(i).logicalTensor();
+    }
+
+    public MemorySegment out(int i) {
+        return outputs.get(i).data();
+    }
+
+    public LogicalTensor outLt(int i) {
+        return outputs.get(i).logicalTensor();
+    }
+
+    public int inputCount() {
+        return inputs.size();
+    }
+
+    /** The pool, or null when the tensors may only be touched by the calling thread. */
+    public WorkerPool pool() {
+        return pool;
+    }
+
+    public Lease constant(int input, String form, long byteSize, BufferProducer producer) {
+        return constants.get(input, form, byteSize, producer);
+    }
+
+    /** Operand segments for a post-op chain: input indices to segments. */
+    public MemorySegment[] operands(int[] inputIndices) {
+        MemorySegment[] s = new MemorySegment[inputIndices.length];
+        for (int i = 0; i < s.length; i++) {
+            s[i] = in(inputIndices[i]);
+        }
+        return s;
+    }
+}

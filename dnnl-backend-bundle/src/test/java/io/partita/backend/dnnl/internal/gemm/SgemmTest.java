@@ -1,0 +1,73 @@
+package io.partita.backend.dnnl.internal.gemm;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.SplittableRandom;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import io.partita.backend.dnnl.internal.exec.WorkerPool;
+
+/** The blocked kernel against a plain triple loop in double, for sizes around every block edge. */
+class SgemmTest {
+    private static final ValueLayout.OfFloat F = ValueLayout.JAVA_FLOAT;
+    private static final WorkerPool POOL = new WorkerPool(2, "sgemm-test");
+
+    @AfterAll
+    static void close() {
+        POOL.close();
+    }
+
+    @ParameterizedTest(name = "{0}x{1}x{2} transposeA={3} threads={4}")
+    @CsvSource({
+        "1,1,1,false,1", "1,3,5,false,2", "3,17,63,false,2", "5,64,64,false,1", "6,65,65,false,2",
+        "7,100,130,true,2", "17,2,1,false,2", "63,33,200,true,1", "65,129,127,false,2", "96,64,64,false,2",
+        "97,300,70,false,2", "200,50,8,false,2", "400,20,300,true,2", "2,2100,3,false,2", "13,2049,65,true,2"
+    })
+    void matchesTheNaiveProduct(int m, int k, int n, boolean transposeA, int threads) {
+        SplittableRandom r = new SplittableRandom(m * 31L + k * 7L + n);
+        try (Arena arena = Arena.ofShared()) {
+            MemorySegment a = arena.allocate(4L * m * k, 64);
+            MemorySegment b = arena.allocate(4L * k * n, 64);
+            MemorySegment c = arena.allocate(4L * m * n, 64);
+            float[] av = fill(a, m * k, r);
+            float[] bv = fill(b, k * n, r);
+            // A is [m, k] row-major, or stored transposed as [k, m] (element (i, kk) at kk * m + i).
+            long aRs = transposeA ? 1 : k;
+            long aCs = transposeA ? m : 1;
+            PackedB pb = PackedB.pack(b, 0, n, 1, k, n);
+            Sgemm.multiply(a, 0, aRs, aCs, m, pb, c, 0, n, (seg, rowOff, row, col, cols) -> {
+                for (int j = 0; j < cols; j++) { // epilogue: + row index, then ReLU
+                    float v = seg.get(F, rowOff + 4L * (col + j)) + row;
+                    seg.set(F, rowOff + 4L * (col + j), Math.max(v, 0));
+                }
+            }, threads == 1 ? null : POOL);
+            for (int i = 0; i < m; i++) {
+                for (int j = 0; j < n; j++) {
+                    double s = 0;
+                    for (int kk = 0; kk < k; kk++) {
+                        s += (double) av[(int) (i * aRs + kk * aCs)] * bv[kk * n + j];
+                    }
+                    double expected = Math.max(s + i, 0);
+                    float actual = c.get(F, 4L * (i * n + j));
+                    assertEquals(expected, actual, 1e-4 * (1 + Math.abs(expected)) + 1e-5 * k,
+                            "C(" + i + "," + j + ")");
+                }
+            }
+        }
+    }
+
+    private static float[] fill(MemorySegment s, int count, SplittableRandom r) {
+        float[] v = new float[count];
+        for (int i = 0; i < count; i++) {
+            v[i] = (float) (r.nextDouble() * 2 - 1);
+            s.set(F, 4L * i, v[i]);
+        }
+        return v;
+    }
+}
