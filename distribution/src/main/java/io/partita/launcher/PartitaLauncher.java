@@ -18,7 +18,9 @@ import org.osgi.framework.Bundle;
 import org.osgi.framework.BundleContext;
 import org.osgi.framework.BundleException;
 import org.osgi.framework.Constants;
+import org.osgi.framework.ServiceReference;
 import org.osgi.framework.launch.Framework;
+import org.osgi.framework.wiring.BundleRevision;
 import org.osgi.framework.launch.FrameworkFactory;
 import org.osgi.util.tracker.ServiceTracker;
 
@@ -31,6 +33,10 @@ public final class PartitaLauncher {
     /** The service property the CLI bundle's command runner carries. */
     static final String CLI_FILTER = "(&(objectClass=" + ToIntFunction.class.getName() + ")(partita.cli=true))";
     private static final long SERVICE_WAIT_MS = 30_000;
+    private static final long BACKEND_WAIT_MS = 10_000;
+    /** The capability a backend bundle declares, and the service it registers. */
+    static final String BACKEND_CAPABILITY = "io.partita.backend";
+    static final String BACKEND_SERVICE = "io.partita.spi.Backend";
 
     /** Held so the level set on it is not lost to garbage collection. */
     private static final java.util.logging.Logger SPIFLY_LOG = java.util.logging.Logger.getLogger("org.apache.aries.spifly");
@@ -58,6 +64,7 @@ public final class PartitaLauncher {
         Framework fw = start(home, true);
         // The shell starts once the commands are registered, so input piped in finds them.
         awaitCli(fw.getBundleContext(), home);
+        awaitBackends(fw.getBundleContext());
         for (Bundle b : fw.getBundleContext().getBundles()) {
             if (isShell(b.getSymbolicName())) {
                 b.start();
@@ -83,10 +90,59 @@ public final class PartitaLauncher {
         return (ToIntFunction<String[]>) cli;
     }
 
+    /**
+     * Waits until every active bundle that declares a backend ({@code Provide-Capability:
+     * io.partita.backend}) has registered its Backend service: components activate asynchronously,
+     * and a command that partitions a graph before that would silently leave the backend out.
+     */
+    private static void awaitBackends(BundleContext ctx) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(BACKEND_WAIT_MS);
+        List<Bundle> pending = new ArrayList<>();
+        for (Bundle b : ctx.getBundles()) {
+            BundleRevision rev = b.adapt(BundleRevision.class);
+            if (b.getState() == Bundle.ACTIVE && rev != null && !rev.getDeclaredCapabilities(BACKEND_CAPABILITY).isEmpty()) {
+                pending.add(b);
+            }
+        }
+        while (!pending.isEmpty()) {
+            pending.removeIf(PartitaLauncher::registersBackend);
+            if (pending.isEmpty()) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                for (Bundle b : pending) {
+                    System.err.println("partita: backend bundle " + b.getSymbolicName() + " registered no backend within "
+                            + BACKEND_WAIT_MS / 1000 + " s; running without it (see its log for why)");
+                }
+                return;
+            }
+            Thread.sleep(10);
+        }
+    }
+
+    private static boolean registersBackend(Bundle b) {
+        if (b.getState() != Bundle.ACTIVE) {
+            return true; // stopped meanwhile: nothing to wait for
+        }
+        ServiceReference<?>[] refs = b.getRegisteredServices();
+        if (refs != null) {
+            for (ServiceReference<?> r : refs) {
+                for (String c : (String[]) r.getProperty(Constants.OBJECTCLASS)) {
+                    if (BACKEND_SERVICE.equals(c)) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
+    }
+
     private static int command(Path home, String[] args) throws Exception {
         Framework fw = start(home, false);
         try {
-            return awaitCli(fw.getBundleContext(), home).applyAsInt(args);
+            ToIntFunction<String[]> cli = awaitCli(fw.getBundleContext(), home);
+            awaitBackends(fw.getBundleContext());
+            return cli.applyAsInt(args);
         } finally {
             fw.stop();
             fw.waitForStop(TimeUnit.SECONDS.toMillis(20));

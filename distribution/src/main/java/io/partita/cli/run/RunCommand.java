@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
+import io.partita.backend.dnnl.DnnlSettings;
 import io.partita.cache.CacheManager;
 import io.partita.graph.CompiledGraph;
 import io.partita.graph.Engine;
@@ -88,8 +89,8 @@ public final class RunCommand implements Callable<Integer> {
 
     private int runGraph() {
         if (threads != null) {
-            // Read by backends that size a thread pool per engine; the reference backend is single-threaded.
-            System.setProperty("partita.threads", Integer.toString(threads));
+            // The DNNL-style backend sizes its per-engine pools from this; the reference backend is single-threaded.
+            DnnlSettings.setThreads(threads);
         }
         EngineKind kind;
         try {
@@ -108,11 +109,13 @@ public final class RunCommand implements Callable<Integer> {
             Report.partitions(out, policy, parts, cg);
             Map<Long, Tensor> inputs = RandomInputs.forGraph(g.graph(), engine, arena, seed);
             Stream stream = new Stream(engine);
+            ConstantActivity before = ConstantActivity.of(caches, engine);
             long t0 = System.nanoTime();
             Map<Long, Tensor> outputs = cg.execute(stream, inputs);
             stream.waitAll();
             long first = System.nanoTime() - t0;
-            out.println("first iteration: " + Report.ms(first));
+            ConstantActivity afterFirst = ConstantActivity.of(caches, engine);
+            out.println("first iteration: " + Report.ms(first) + afterFirst.since(before).describe());
             long[] samples = new long[iterations];
             ProgressBar bar = new ProgressBar(System.err, "running", iterations);
             for (int i = 0; i < iterations; i++) {
@@ -125,9 +128,10 @@ public final class RunCommand implements Callable<Integer> {
             bar.finish();
             if (iterations > 0) {
                 long[] sorted = Report.sortedCopy(samples);
-                out.printf("steady state over %d iterations: median %s, p99 %s, min %s, max %s%n", iterations,
+                out.printf("steady state over %d iterations: median %s, p99 %s, min %s, max %s%s%n", iterations,
                         Report.ms(Report.median(sorted)), Report.ms(Report.percentile(sorted, 99)),
-                        Report.ms(sorted[0]), Report.ms(sorted[sorted.length - 1]));
+                        Report.ms(sorted[0]), Report.ms(sorted[sorted.length - 1]),
+                        ConstantActivity.of(caches, engine).since(afterFirst).describe());
             }
             for (LogicalTensor t : cg.outputs()) {
                 Tensor o = outputs.get(t.id());

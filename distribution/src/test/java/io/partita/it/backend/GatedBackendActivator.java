@@ -8,12 +8,12 @@ import org.osgi.framework.Constants;
 
 import io.partita.spi.Backend;
 
-/** Registers the gated backend at rank 100 (the test bundle is built on the fly, without DS). */
+/** Registers the gated backend at rank 500, above dnnl (the test bundle is built on the fly, without DS). */
 public final class GatedBackendActivator implements BundleActivator {
     @Override
     public void start(BundleContext context) {
         Hashtable<String, Object> props = new Hashtable<>();
-        props.put(Constants.SERVICE_RANKING, 100);
+        props.put(Constants.SERVICE_RANKING, 500);
         context.registerService(Backend.class, new GatedBackend(context), props);
     }
 
