@@ -62,6 +62,7 @@ public final class DnnlBackend implements Backend {
         }
         kinds.addAll(SingleOps.kinds());
         this.implemented = Set.copyOf(kinds);
+        Warmup.startOnce();
     }
 
     @Override
