@@ -12,18 +12,24 @@ import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
 
+import io.partita.benchmarks.anchors.AnchorsCommand;
 import io.partita.benchmarks.cache.ConstantCacheHitBenchmark;
 
 /**
  * Runs Partita's benchmarks and prints one line per case with the ratio against its anchor
  * measured in the same run. {@code java -jar benchmarks.jar cache} runs the cache hit path with 1
- * and 2 threads; other arguments are passed to JMH.
+ * and 2 threads; {@code java -jar benchmarks.jar anchors [...]} compares Partita with native oneDNN
+ * and ONNX Runtime on matmul, conv and MLP cases (see {@link AnchorsCommand}); other arguments are
+ * passed to JMH.
  */
 public final class Main {
     private Main() {
     }
 
-    public static void main(String[] args) throws RunnerException, java.io.IOException {
+    public static void main(String[] args) throws RunnerException, java.io.IOException, InterruptedException {
+        if (args.length > 0 && args[0].equals("anchors")) {
+            System.exit(AnchorsCommand.run(java.util.Arrays.copyOfRange(args, 1, args.length)));
+        }
         if (args.length > 0 && !args[0].equals("cache")) {
             org.openjdk.jmh.Main.main(args);
             return;
