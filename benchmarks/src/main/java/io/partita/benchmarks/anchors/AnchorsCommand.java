@@ -61,6 +61,7 @@ public final class AnchorsCommand {
     private int rounds = 1;
     private int busyRetries = 2;
     private boolean verify;
+    private Path childTmp;
     private Path cacheDir = Path.of(System.getProperty("user.home"), ".cache", "partita-benchmarks", "javacpp");
 
     private AnchorsCommand() {
@@ -78,7 +79,22 @@ public final class AnchorsCommand {
                     + " [--min-iters N] [--rounds N] [--busy-retries N] [--verify] [--cache-dir DIR] [--jvm-arg ARG]...");
             return 2;
         }
-        return cmd.verify ? cmd.verifyAll() : cmd.benchAll();
+        // ONNX Runtime unpacks its libraries into a fresh java.io.tmpdir folder on every start and
+        // leaves the empty folder behind: give the children a private tmpdir and remove it at the end
+        cmd.childTmp = Files.createTempDirectory("partita-anchors-");
+        try {
+            return cmd.verify ? cmd.verifyAll() : cmd.benchAll();
+        } finally {
+            deleteTree(cmd.childTmp);
+        }
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        try (var paths = Files.walk(root)) {
+            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
     }
 
     private void parse(String[] args) {
@@ -368,6 +384,9 @@ public final class AnchorsCommand {
         cmd.add("jdk.incubator.vector");
         cmd.add("--sun-misc-unsafe-memory-access=allow");
         cmd.add("-Dorg.bytedeco.javacpp.cachedir=" + cacheDir);
+        if (childTmp != null) {
+            cmd.add("-Djava.io.tmpdir=" + childTmp);
+        }
         cmd.addAll(extraJvmArgs);
         cmd.add("-cp");
         cmd.add(classPath());
