@@ -18,15 +18,50 @@ public final class SingleOps {
 
     /** Kinds with a single-op primitive here. */
     public static Set<OpKind> kinds() {
-        return EnumSet.noneOf(OpKind.class);
+        return EnumSet.of(OpKind.SoftMax, OpKind.LayerNorm, OpKind.MaxPool, OpKind.AvgPool, OpKind.ReduceSum,
+                OpKind.ReduceMean, OpKind.Reorder, OpKind.TypeCast, OpKind.StaticReshape, OpKind.StaticTranspose,
+                OpKind.Concat);
     }
 
+    /**
+     * The descriptor of a partition made of {@code base} and its post-op chain {@code post}
+     * (SoftMax, pooling and reductions carry one; its binary operands are the partition inputs
+     * {@code postInputs}). Output 0 is the partition's final value.
+     */
     public static Object describe(Op base, List<LogicalTensor> inputs, List<LogicalTensor> outputs, PostOpChain post,
             int[] postInputs) {
-        throw new UnsupportedFeatureException("dnnl: no primitive for " + base.describe());
+        LogicalTensor dst = outputs.get(0);
+        boolean chained = !post.isEmpty();
+        return switch (base.kind()) {
+            case SoftMax -> SoftMaxPrimitive.describe(base, inputs, outputs, post, postInputs);
+            case MaxPool, AvgPool -> PoolPrimitive.describe(base, inputs, dst, post, postInputs);
+            case ReduceSum, ReduceMean -> ReducePrimitive.describe(base, inputs, dst, post, postInputs);
+            case LayerNorm -> {
+                noChain(base, chained);
+                yield LayerNormPrimitive.describe(base, inputs, outputs);
+            }
+            case Reorder, TypeCast, StaticReshape, StaticTranspose, Concat -> {
+                noChain(base, chained);
+                yield CopyPrimitive.describe(base, inputs, dst);
+            }
+            default -> throw new UnsupportedFeatureException("dnnl: no primitive for " + base.describe());
+        };
+    }
+
+    private static void noChain(Op base, boolean chained) {
+        if (chained) {
+            throw new UnsupportedFeatureException("dnnl: " + base.describe() + " takes no post-ops");
+        }
     }
 
     public static Primitive create(Object desc) {
-        throw new UnsupportedFeatureException("dnnl: no primitive for descriptor " + desc);
+        return switch (desc) {
+            case SoftMaxPrimitive.Desc d -> new SoftMaxPrimitive(d);
+            case LayerNormPrimitive.Desc d -> new LayerNormPrimitive(d);
+            case PoolPrimitive.Desc d -> new PoolPrimitive(d);
+            case ReducePrimitive.Desc d -> new ReducePrimitive(d);
+            case CopyPrimitive.Desc d -> new CopyPrimitive(d);
+            default -> throw new UnsupportedFeatureException("dnnl: no primitive for descriptor " + desc);
+        };
     }
 }

@@ -148,13 +148,32 @@ public final class PatternMatcher {
         if (!allF32(op)) {
             return false;
         }
+        if (DENSE_OUTPUTS_ONLY.contains(op.kind()) && !denseOrUnset(op.outputs())) {
+            return false;
+        }
         return switch (op.kind()) {
             case Convolution -> op.input(0).ndims() == 4;
-            case MaxPool, AvgPool -> op.input(0).ndims() == 4;
-            case SoftMax -> op.outputs().size() == 1;
-            case LayerNorm -> true;
+            case MaxPool, AvgPool -> op.input(0).ndims() >= 3 && op.input(0).ndims() <= 5;
+            // dst, and optionally the stats output
+            case SoftMax -> op.outputs().size() <= 2;
+            // the axes attribute only (an axes input would be s32 and is refused above anyway)
+            case ReduceSum, ReduceMean -> op.inputs().size() == 1;
             default -> true;
         };
+    }
+
+    /** Single-op primitives that write their outputs densely (the copies write any strides). */
+    private static final Set<OpKind> DENSE_OUTPUTS_ONLY = Set.of(OpKind.SoftMax, OpKind.LayerNorm, OpKind.MaxPool,
+            OpKind.AvgPool, OpKind.ReduceSum, OpKind.ReduceMean);
+
+    /** No output declares a non-dense strided layout (any/undef layouts are made dense at compilation). */
+    private static boolean denseOrUnset(List<LogicalTensor> outputs) {
+        for (LogicalTensor t : outputs) {
+            if (t.layoutType() == io.partita.graph.LayoutType.STRIDED && t.isConcrete() && !t.isDense()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static boolean floatTypes(Op op) {
