@@ -27,7 +27,7 @@ class SoftMaxAgainstReferenceTest {
         "17,-1,none,false", "1,0,none,true", "3;65,-1,none,true", "3;65,0,inf_as_zero,true", "63;1,1,none,false",
         "2;17;63,1,none,true", "2;17;63,-1,inf_as_zero,false", "2;17;63,0,none,false", "5;3;7;9,2,inf_as_zero,true",
         "4;129,0,none,false", "1;33;17,1,none,true", "64;128;7;7,1,none,false", "300;1000,1,none,false",
-        "3;5;16,1,none,true"
+        "3;5;16,1,none,true", "2;300;301,1,inf_as_zero,true"
     })
     void axesModesAndStats(String shape, long axis, String mode, boolean stats) {
         long[] d = dims(shape.replace(';', ','));
@@ -88,9 +88,10 @@ class SoftMaxAgainstReferenceTest {
     }
 
     @Test
-    void chainAfterColumnSplitSoftmax() {
-        // outer 1: the columns of the single outer block are split across tasks
-        long[] d = {1, 40, 1000};
+    void chainAfterColumnBlocks() {
+        // long lines across the columns: an outer block is split into column blocks, and the
+        // chain runs per row of each block
+        long[] d = {2, 300, 301};
         List<Partition> parts = AgainstReference.check(g -> {
             g.add(Op.builder(0, OpKind.SoftMax).input(f32(0, d)).output(f32(1, d)).attr("axis", 1L).build());
             g.add(Op.builder(1, OpKind.Add).inputs(f32(1, d), f32(2, d)).output(f32(3, d)).build());

@@ -195,15 +195,20 @@ public final class PoolPrimitive implements Primitive {
         }
         int planes = n * c;
         boolean ncx = !d.channelsLast;
+        int rowLen = d.strides[2] * phaseLen;
         Views.parallel(inv.pool(), planes * out[0], work, (t0, t1) -> {
-            float[] acc = new float[out[2] + 16];
-            float[] phases = new float[d.strides[2] * phaseLen];
+            float[] acc = new float[(out[2] + 15) & ~15];
+            float[] line = new float[in[2]];
+            float[] staged = new float[d.kernel[0] * in[1] * rowLen];
             for (int t = t0; t < t1; t++) {
                 int plane = t / out[0];
                 int od = t % out[0];
+                int b = plane / c;
+                int ch = plane % c;
+                stage(src, b, ch, od, staged, line);
                 for (int oh = 0; oh < out[1]; oh++) {
-                    planeRow(src, plane / c, plane % c, od, oh, acc, phases);
-                    storeRow(dst, plane / c, plane % c, od, oh, acc);
+                    planeRow(od, oh, acc, staged);
+                    storeRow(dst, b, ch, od, oh, acc);
                     if (post != null && ncx) {
                         long f = (((long) plane * out[0] + od) * out[1] + oh) * out[2];
                         post.apply(dst, 4 * f, f, out[2]);
@@ -215,8 +220,8 @@ public final class PoolPrimitive implements Primitive {
             // channels-last output written a channel at a time: the chain runs over it afterwards
             int blocks = (int) ((outCount + 16383) / 16384);
             Views.parallel(inv.pool(), blocks, outCount, (b0, b1) -> {
-                for (int b = b0; b < b1; b++) {
-                    long f = (long) b * 16384;
+                for (int bl = b0; bl < b1; bl++) {
+                    long f = (long) bl * 16384;
                     post.apply(dst, 4 * f, f, (int) Math.min(16384, outCount - f));
                 }
             });
@@ -265,48 +270,65 @@ public final class PoolPrimitive implements Primitive {
     }
 
     /**
-     * Output row (b, ch, od, oh) into {@code acc}: each in-range source row is spread into the
-     * stride phases of its padded form, then every kernel column adds one contiguous load per 16
-     * outputs.
+     * Spreads every source row that output depth {@code od} of plane (b, ch) reads into
+     * {@code staged}: row (kd, ih) at {@code (kdIndex * IH + ih) * rowLen}, split by stride phase
+     * (see {@link #spread}).
      */
-    private void planeRow(MemorySegment src, int b, int ch, int od, int oh, float[] acc, float[] phases) {
+    private void stage(MemorySegment src, int b, int ch, int od, float[] staged, float[] line) {
+        Axis ad = axes[0];
+        int rowLen = d.strides[2] * phaseLen;
+        float pad = d.max ? Float.NEGATIVE_INFINITY : 0f;
+        long base = b * sn + ch * sc;
+        for (int kd = ad.lo[od]; kd < ad.hi[od]; kd++) {
+            long zd = base + (ad.first[od] + (long) kd * d.dilations[0]) * ssp[0];
+            int kdi = kd - ad.lo[od];
+            for (int ih = 0; ih < in[1]; ih++) {
+                spread(src, zd + ih * ssp[1], staged, (kdi * in[1] + ih) * rowLen, line, pad);
+            }
+        }
+    }
+
+    /**
+     * Output row (od, oh) of the staged plane into {@code acc}: every in-range kernel tap is one
+     * contiguous (masked at the end) vector load per 16 outputs.
+     */
+    private void planeRow(int od, int oh, float[] acc, float[] staged) {
         Axis ad = axes[0];
         Axis ah = axes[1];
         Axis aw = axes[2];
         int ow = out[2];
         int s = d.strides[2];
         int dw = d.dilations[2];
-        int pw = d.padsBegin[2];
-        int iw = in[2];
+        int rowLen = s * phaseLen;
         float pad = d.max ? Float.NEGATIVE_INFINITY : 0f;
-        Arrays.fill(acc, 0, ow, pad);
-        long base = b * sn + ch * sc;
+        Arrays.fill(acc, pad);
         int rowsUsed = 0;
         for (int kd = ad.lo[od]; kd < ad.hi[od]; kd++) {
-            long zd = base + (ad.first[od] + (long) kd * d.dilations[0]) * ssp[0];
+            int kdi = kd - ad.lo[od];
             for (int kh = ah.lo[oh]; kh < ah.hi[oh]; kh++) {
-                long zh = zd + (ah.first[oh] + (long) kh * d.dilations[1]) * ssp[1];
+                int ih = ah.first[oh] + kh * d.dilations[1];
+                int row = (kdi * in[1] + ih) * rowLen;
                 rowsUsed++;
-                spread(src, zh, phases, s, pw, iw, pad);
                 for (int kw = 0; kw < d.kernel[2]; kw++) {
                     int t = kw * dw;
-                    int from = (t % s) * phaseLen + t / s;
-                    int q = 0;
-                    for (; q + 16 <= ow; q += 16) {
-                        FloatVector a = FloatVector.fromArray(S, acc, q);
-                        FloatVector x = FloatVector.fromArray(S, phases, from + q);
-                        (d.max ? a.max(x) : a.add(x)).intoArray(acc, q);
-                    }
-                    for (; q < ow; q++) {
-                        float x = phases[from + q];
-                        acc[q] = d.max ? Math.max(acc[q], x) : acc[q] + x;
+                    int from = row + (t % s) * phaseLen + t / s;
+                    // whole vectors: acc is padded to them, and a phase has 16 spare slots
+                    if (d.max) {
+                        for (int q = 0; q < ow; q += 16) {
+                            FloatVector.fromArray(S, acc, q).max(FloatVector.fromArray(S, staged, from + q))
+                                    .intoArray(acc, q);
+                        }
+                    } else {
+                        for (int q = 0; q < ow; q += 16) {
+                            FloatVector.fromArray(S, acc, q).add(FloatVector.fromArray(S, staged, from + q))
+                                    .intoArray(acc, q);
+                        }
                     }
                 }
             }
         }
-        Axis w = aw;
         for (int q = 0; q < ow; q++) {
-            int count = rowsUsed * w.count(q);
+            int count = rowsUsed * aw.count(q);
             if (d.max) {
                 if (count == 0) {
                     acc[q] = LOWEST;
@@ -319,28 +341,44 @@ public final class PoolPrimitive implements Primitive {
     }
 
     /**
-     * The padded source row starting at element {@code row}: padded position x holds source
-     * column {@code x - pw} (or {@code pad} outside the row) and goes to phase {@code x % s}, slot
-     * {@code x / s}.
+     * The source row at element {@code row}, padded: padded position x holds source column
+     * {@code x - pw} (or {@code pad} outside the row) and goes to {@code to + (x % s) * phaseLen
+     * + x / s}, so the taps of one kernel column over consecutive outputs are consecutive.
      */
-    private void spread(MemorySegment src, long row, float[] phases, int s, int pw, int iw, float pad) {
+    private void spread(MemorySegment src, long row, float[] staged, int to, float[] line, float pad) {
+        int s = d.strides[2];
+        int pw = d.padsBegin[2];
+        int iw = in[2];
         long sw = ssp[2];
         if (s == 1 && sw == 1) {
             int lo = Math.min(Math.max(pw, 0), phaseLen);
             int hi = Math.min(Math.max(pw + iw, lo), phaseLen);
-            Arrays.fill(phases, 0, lo, pad);
+            Arrays.fill(staged, to, to + lo, pad);
             if (hi > lo) {
-                MemorySegment.copy(src, F, 4 * (row + lo - pw), phases, lo, hi - lo);
+                MemorySegment.copy(src, F, 4 * (row + lo - pw), staged, to + lo, hi - lo);
             }
-            Arrays.fill(phases, hi, phaseLen, pad);
+            Arrays.fill(staged, to + hi, to + phaseLen, pad);
             return;
         }
-        for (int r = 0; r < s; r++) {
-            int o = r * phaseLen;
-            for (int m = 0; m < phaseLen; m++) {
-                int col = m * s + r - pw;
-                phases[o + m] = col >= 0 && col < iw ? src.get(F, 4 * (row + col * sw)) : pad;
+        if (sw == 1) {
+            MemorySegment.copy(src, F, 4 * row, line, 0, iw);
+        } else {
+            for (int x = 0; x < iw; x++) {
+                line[x] = src.get(F, 4 * (row + x * sw));
             }
+        }
+        for (int r = 0; r < s; r++) {
+            int o = to + r * phaseLen;
+            // slots m with 0 <= m * s + r - pw < iw hold source columns, the others padding
+            int mLo = Math.min(phaseLen, Math.max(0, Math.ceilDiv(pw - r, s)));
+            int mHi = Math.min(phaseLen, Math.max(mLo, Math.ceilDiv(iw + pw - r, s)));
+            Arrays.fill(staged, o, o + mLo, pad);
+            int m = mLo;
+            int col = mLo * s + r - pw;
+            for (; m < mHi; m++, col += s) {
+                staged[o + m] = line[col];
+            }
+            Arrays.fill(staged, o + mHi, o + phaseLen, pad);
         }
     }
 

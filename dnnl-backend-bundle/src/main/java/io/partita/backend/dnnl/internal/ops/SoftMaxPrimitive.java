@@ -118,29 +118,24 @@ public final class SoftMaxPrimitive implements Primitive {
             });
             return;
         }
-        int vecs = (inner + 15) / 16;
-        int threads = Views.threads(inv.pool());
-        // Enough tasks for every thread: split the columns of an outer block when outer blocks are few.
-        int groups = outer >= 2 * threads ? 1 : Math.min(vecs, (4 * threads + outer - 1) / outer);
-        int tasks = outer * groups;
-        Views.parallel(inv.pool(), tasks, total, (t0, t1) -> {
+        // Column blocks whose len rows stay in cache across the three passes (about 256 KB).
+        int width = (int) Math.min(inner, Math.max(16, (65536 / Math.max(len, 1)) & ~15));
+        int blocks = (inner + width - 1) / width;
+        Views.parallel(inv.pool(), outer * blocks, total, (t0, t1) -> {
+            float[] max = new float[width];
+            float[] sum = new float[width];
             for (int t = t0; t < t1; t++) {
-                int o = t / groups;
-                int g = t % groups;
-                int v0 = (int) ((long) vecs * g / groups);
-                int v1 = (int) ((long) vecs * (g + 1) / groups);
+                int o = t / blocks;
+                int c0 = t % blocks * width;
+                int c1 = Math.min(inner, c0 + width);
                 long so = Views.offset(o, outerDims, outerStrides, 0, outerDims.length);
                 long dof = (long) o * len * inner;
-                for (int v = v0; v < v1; v++) {
-                    columns(in, so, out, dof, stats, (long) o * inner, v * 16);
-                }
+                columns(in, so, out, dof, stats, (long) o * inner, c0, c1, max, sum);
                 if (post != null) {
-                    if (groups == 1) {
+                    if (blocks == 1) {
                         post.apply(out, 4 * dof, dof, len * inner);
                     } else {
-                        int c0 = v0 * 16;
-                        int c1 = Math.min(inner, v1 * 16);
-                        for (int k = 0; k < len && c1 > c0; k++) {
+                        for (int k = 0; k < len; k++) {
                             long f = dof + (long) k * inner + c0;
                             post.apply(out, 4 * f, f, c1 - c0);
                         }
@@ -203,55 +198,78 @@ public final class SoftMaxPrimitive implements Primitive {
     }
 
     /**
-     * Up to 16 lines of an outer block at once, starting at inner column {@code c}: line j's
-     * element k is at {@code so + k * axisStride + c + j} in the source and
-     * {@code dof + k * inner + c + j} in dst.
+     * Lines {@code c0 <= j < c1} of an outer block, one per vector lane: line j's element k is at
+     * {@code so + k * axisStride + j} in the source and {@code dof + k * inner + j} in dst. Each
+     * pass walks the block row by row (k outer), so memory is read sequentially and the block
+     * stays in cache between the passes; per-line maxima and sums live in {@code max}/{@code sum}.
      */
     private void columns(MemorySegment src, long so, MemorySegment dst, long dof, MemorySegment stats, long statsBase,
-            int c) {
-        VectorMask<Float> lanes = S.indexInRange(c, inner);
-        boolean full = c + 16 <= inner;
-        FloatVector mv = FloatVector.broadcast(S, Float.NEGATIVE_INFINITY);
+            int c0, int c1, float[] max, float[] sum) {
+        int n = c1 - c0;
+        int full = n & ~15;
+        VectorMask<Float> tail = S.indexInRange(full, n);
+        java.util.Arrays.fill(max, 0, n, Float.NEGATIVE_INFINITY);
+        java.util.Arrays.fill(sum, 0, n, 0f);
         for (int k = 0; k < len; k++) {
-            long o = 4 * (so + k * axisStride + c);
-            mv = mv.max(full ? FloatVector.fromMemorySegment(S, src, o, ORDER)
-                    : FloatVector.fromMemorySegment(S, src, o, ORDER, lanes));
-        }
-        FloatVector sv = FloatVector.zero(S);
-        for (int k = 0; k < len; k++) {
-            long o = 4 * (so + k * axisStride + c);
-            FloatVector x = full ? FloatVector.fromMemorySegment(S, src, o, ORDER)
-                    : FloatVector.fromMemorySegment(S, src, o, ORDER, lanes);
-            FloatVector e = x.sub(mv).lanewise(VectorOperators.EXP);
-            long w = 4 * (dof + (long) k * inner + c);
-            if (full) {
-                e.intoMemorySegment(dst, w, ORDER);
-            } else {
-                e.intoMemorySegment(dst, w, ORDER, lanes);
+            long o = 4 * (so + k * axisStride + c0);
+            int q = 0;
+            for (; q < full; q += 16) {
+                FloatVector.fromArray(S, max, q).max(FloatVector.fromMemorySegment(S, src, o + 4L * q, ORDER))
+                        .intoArray(max, q);
             }
-            sv = sv.add(e);
+            if (q < n) {
+                FloatVector.fromArray(S, max, q, tail)
+                        .max(FloatVector.fromMemorySegment(S, src, o + 4L * q, ORDER, tail)).intoArray(max, q, tail);
+            }
         }
-        FloatVector scale = FloatVector.broadcast(S, 1f).div(sv);
-        VectorMask<Float> empty = d.infAsZero ? mv.eq(Float.NEGATIVE_INFINITY) : S.maskAll(false);
-        scale = scale.blend(0f, empty);
         for (int k = 0; k < len; k++) {
-            long w = 4 * (dof + (long) k * inner + c);
-            if (full) {
-                FloatVector.fromMemorySegment(S, dst, w, ORDER).mul(scale).blend(0f, empty)
-                        .intoMemorySegment(dst, w, ORDER);
-            } else {
-                FloatVector.fromMemorySegment(S, dst, w, ORDER, lanes).mul(scale).blend(0f, empty)
-                        .intoMemorySegment(dst, w, ORDER, lanes);
+            long o = 4 * (so + k * axisStride + c0);
+            long w = 4 * (dof + (long) k * inner + c0);
+            int q = 0;
+            for (; q < full; q += 16) {
+                FloatVector e = FloatVector.fromMemorySegment(S, src, o + 4L * q, ORDER)
+                        .sub(FloatVector.fromArray(S, max, q)).lanewise(VectorOperators.EXP);
+                e.intoMemorySegment(dst, w + 4L * q, ORDER);
+                FloatVector.fromArray(S, sum, q).add(e).intoArray(sum, q);
+            }
+            if (q < n) {
+                FloatVector e = FloatVector.fromMemorySegment(S, src, o + 4L * q, ORDER, tail)
+                        .sub(FloatVector.fromArray(S, max, q, tail)).lanewise(VectorOperators.EXP);
+                e.intoMemorySegment(dst, w + 4L * q, ORDER, tail);
+                FloatVector.fromArray(S, sum, q, tail).add(e).intoArray(sum, q, tail);
             }
         }
         if (stats != null) {
-            FloatVector st = mv.add(sv.lanewise(VectorOperators.LOG));
-            st = st.blend(Float.NEGATIVE_INFINITY, empty);
-            long w = 4 * (statsBase + c);
-            if (full) {
-                st.intoMemorySegment(stats, w, ORDER);
-            } else {
-                st.intoMemorySegment(stats, w, ORDER, lanes);
+            for (int j = 0; j < n; j++) {
+                boolean empty = d.infAsZero && max[j] == Float.NEGATIVE_INFINITY;
+                stats.set(F, 4 * (statsBase + c0 + j), empty ? Float.NEGATIVE_INFINITY
+                        : max[j] + (float) Math.log(sum[j]));
+            }
+        }
+        // sum now holds the scale; lines of only -inf (inf_as_zero) get 0 and are overwritten with 0 below
+        boolean anyEmpty = false;
+        for (int j = 0; j < n; j++) {
+            boolean empty = d.infAsZero && max[j] == Float.NEGATIVE_INFINITY;
+            anyEmpty |= empty;
+            sum[j] = empty ? 0f : 1f / sum[j];
+        }
+        for (int k = 0; k < len; k++) {
+            long w = 4 * (dof + (long) k * inner + c0);
+            int q = 0;
+            for (; q < full; q += 16) {
+                FloatVector.fromMemorySegment(S, dst, w + 4L * q, ORDER).mul(FloatVector.fromArray(S, sum, q))
+                        .intoMemorySegment(dst, w + 4L * q, ORDER);
+            }
+            if (q < n) {
+                FloatVector.fromMemorySegment(S, dst, w + 4L * q, ORDER, tail).mul(FloatVector.fromArray(S, sum, q, tail))
+                        .intoMemorySegment(dst, w + 4L * q, ORDER, tail);
+            }
+            if (anyEmpty) {
+                for (int j = 0; j < n; j++) {
+                    if (sum[j] == 0f && max[j] == Float.NEGATIVE_INFINITY) {
+                        dst.set(F, w + 4L * j, 0f); // NaN * 0 is NaN: write the 0
+                    }
+                }
             }
         }
     }
