@@ -26,7 +26,7 @@ public final class PatternMatcher {
     static final Set<OpKind> BINARY = Set.of(OpKind.Add, OpKind.Subtract, OpKind.Multiply, OpKind.Divide,
             OpKind.Maximum, OpKind.Minimum);
     static final Set<OpKind> CHAIN_BASES = Set.of(OpKind.MatMul, OpKind.Convolution, OpKind.SoftMax, OpKind.MaxPool,
-            OpKind.AvgPool, OpKind.ReduceSum, OpKind.ReduceMean, OpKind.Add, OpKind.Subtract, OpKind.Multiply,
+            OpKind.AvgPool, OpKind.ReduceSum, OpKind.ReduceMean, OpKind.BiasAdd, OpKind.Add, OpKind.Subtract, OpKind.Multiply,
             OpKind.Divide, OpKind.Maximum, OpKind.Minimum);
 
     private PatternMatcher() {
@@ -148,7 +148,7 @@ public final class PatternMatcher {
         if (!allF32(op)) {
             return false;
         }
-        if (DENSE_OUTPUTS_ONLY.contains(op.kind()) && !denseOrUnset(op.outputs())) {
+        if (!ANY_OUTPUT_STRIDES.contains(op.kind()) && !denseOrUnset(op.outputs())) {
             return false;
         }
         return switch (op.kind()) {
@@ -162,9 +162,12 @@ public final class PatternMatcher {
         };
     }
 
-    /** Single-op primitives that write their outputs densely (the copies write any strides). */
-    private static final Set<OpKind> DENSE_OUTPUTS_ONLY = Set.of(OpKind.SoftMax, OpKind.LayerNorm, OpKind.MaxPool,
-            OpKind.AvgPool, OpKind.ReduceSum, OpKind.ReduceMean);
+    /**
+     * Kinds whose primitive writes any output strides (the copies). Every other primitive writes
+     * its output densely, so an op whose output declares other strides is left to the reference.
+     */
+    private static final Set<OpKind> ANY_OUTPUT_STRIDES = Set.of(OpKind.Reorder, OpKind.TypeCast,
+            OpKind.StaticReshape, OpKind.StaticTranspose, OpKind.Concat);
 
     /** No output declares a non-dense strided layout (any/undef layouts are made dense at compilation). */
     private static boolean denseOrUnset(List<LogicalTensor> outputs) {
