@@ -25,9 +25,9 @@ import jdk.incubator.vector.VectorSpecies;
  * with no source position gives the lowest f32, as the reference.
  *
  * <p>Channels-last sources with unit channel stride are pooled 16 channels per vector. Everything
- * else goes row by row: the source row is copied once into a padded buffer split by stride phase
- * (position {@code x} of the padded row goes to phase {@code x % stride}), so every kernel column
- * is a contiguous vector load over 16 output positions.
+ * else goes plane by plane and separably: each source row is padded and reduced along W once
+ * (vectors over consecutive positions), output rows combine those rows along H and D, and the
+ * windows' positions (every stride-th) are picked at the end.
  */
 public final class PoolPrimitive implements Primitive {
     private static final VectorSpecies<Float> S = FloatVector.SPECIES_512;
@@ -139,8 +139,10 @@ public final class PoolPrimitive implements Primitive {
     private final int window;
     /** Whether 16 channels go per vector (channels-last, unit channel stride). */
     private final boolean channelVectors;
-    /** Row path: the padded row length and its phase length. */
-    private final int phaseLen;
+    /** Row path: positions reduced along W per source row (whole vectors covering every window start). */
+    private final int rowLen;
+    /** Row path: the padded source row's length (rowLen plus the kernel's dilated extent). */
+    private final int lineLen;
 
     public PoolPrimitive(Desc d) {
         this.d = d;
@@ -166,8 +168,8 @@ public final class PoolPrimitive implements Primitive {
         }
         this.window = d.kernel[0] * d.kernel[1] * d.kernel[2];
         this.channelVectors = d.channelsLast && sc == 1;
-        int span = (out[2] - 1) * d.strides[2] + (d.kernel[2] - 1) * d.dilations[2] + 1;
-        this.phaseLen = (span + d.strides[2] - 1) / d.strides[2] + 16;
+        this.rowLen = ((out[2] - 1) * d.strides[2] + 16) & ~15;
+        this.lineLen = rowLen + (d.kernel[2] - 1) * d.dilations[2];
     }
 
     @Override
@@ -195,10 +197,10 @@ public final class PoolPrimitive implements Primitive {
         }
         int planes = n * c;
         boolean ncx = !d.channelsLast;
-        int rowLen = d.strides[2] * phaseLen;
         Views.parallel(inv.pool(), planes * out[0], work, (t0, t1) -> {
-            float[] acc = new float[(out[2] + 15) & ~15];
-            float[] line = new float[in[2]];
+            float[] acc = new float[out[2]];
+            float[] vertical = new float[rowLen];
+            float[] line = new float[lineLen];
             float[] staged = new float[d.kernel[0] * in[1] * rowLen];
             for (int t = t0; t < t1; t++) {
                 int plane = t / out[0];
@@ -207,7 +209,7 @@ public final class PoolPrimitive implements Primitive {
                 int ch = plane % c;
                 stage(src, b, ch, od, staged, line);
                 for (int oh = 0; oh < out[1]; oh++) {
-                    planeRow(od, oh, acc, staged);
+                    planeRow(od, oh, acc, vertical, staged);
                     storeRow(dst, b, ch, od, oh, acc);
                     if (post != null && ncx) {
                         long f = (((long) plane * out[0] + od) * out[1] + oh) * out[2];
@@ -270,38 +272,70 @@ public final class PoolPrimitive implements Primitive {
     }
 
     /**
-     * Spreads every source row that output depth {@code od} of plane (b, ch) reads into
-     * {@code staged}: row (kd, ih) at {@code (kdIndex * IH + ih) * rowLen}, split by stride phase
-     * (see {@link #spread}).
+     * Reduces every source row that output depth {@code od} of plane (b, ch) reads along W (see
+     * {@link #horizontal}) into {@code staged}: row (kd, ih) at {@code (kdIndex * IH + ih) * rowLen}.
      */
     private void stage(MemorySegment src, int b, int ch, int od, float[] staged, float[] line) {
         Axis ad = axes[0];
-        int rowLen = d.strides[2] * phaseLen;
         float pad = d.max ? Float.NEGATIVE_INFINITY : 0f;
         long base = b * sn + ch * sc;
         for (int kd = ad.lo[od]; kd < ad.hi[od]; kd++) {
             long zd = base + (ad.first[od] + (long) kd * d.dilations[0]) * ssp[0];
             int kdi = kd - ad.lo[od];
             for (int ih = 0; ih < in[1]; ih++) {
-                spread(src, zd + ih * ssp[1], staged, (kdi * in[1] + ih) * rowLen, line, pad);
+                horizontal(src, zd + ih * ssp[1], staged, (kdi * in[1] + ih) * rowLen, line, pad);
             }
         }
     }
 
     /**
-     * Output row (od, oh) of the staged plane into {@code acc}: every in-range kernel tap is one
-     * contiguous (masked at the end) vector load per 16 outputs.
+     * The source row at element {@code row} padded into {@code line} (position x holds column
+     * {@code x - padBegin}, padding outside the row), then reduced over the kernel's W taps at
+     * every position: {@code staged[to + x] = op over kw of line[x + kw * dilation]}. Window ow
+     * of the row is position {@code ow * stride}; all positions are computed because whole
+     * vectors over consecutive positions are cheaper than picking every stride-th one.
      */
-    private void planeRow(int od, int oh, float[] acc, float[] staged) {
+    private void horizontal(MemorySegment src, long row, float[] staged, int to, float[] line, float pad) {
+        int pw = d.padsBegin[2];
+        int iw = in[2];
+        long sw = ssp[2];
+        int lo = Math.min(Math.max(pw, 0), lineLen);
+        int hi = Math.min(Math.max(pw + iw, lo), lineLen);
+        Arrays.fill(line, 0, lo, pad);
+        if (hi > lo) {
+            if (sw == 1) {
+                MemorySegment.copy(src, F, 4 * (row + lo - pw), line, lo, hi - lo);
+            } else {
+                for (int x = lo; x < hi; x++) {
+                    line[x] = src.get(F, 4 * (row + (x - pw) * sw));
+                }
+            }
+        }
+        Arrays.fill(line, hi, lineLen, pad);
+        int dw = d.dilations[2];
+        for (int x = 0; x < rowLen; x += 16) {
+            FloatVector a = FloatVector.fromArray(S, line, x);
+            for (int kw = 1; kw < d.kernel[2]; kw++) {
+                FloatVector v = FloatVector.fromArray(S, line, x + kw * dw);
+                a = d.max ? a.max(v) : a.add(v);
+            }
+            a.intoArray(staged, to + x);
+        }
+    }
+
+    /**
+     * Output row (od, oh) into {@code acc}: the W-reduced rows of its in-range (kd, kh) taps
+     * combined with whole vectors in {@code vertical}, then every stride-th position taken and
+     * divided (avg) or checked for empty windows (max).
+     */
+    private void planeRow(int od, int oh, float[] acc, float[] vertical, float[] staged) {
         Axis ad = axes[0];
         Axis ah = axes[1];
         Axis aw = axes[2];
         int ow = out[2];
         int s = d.strides[2];
-        int dw = d.dilations[2];
-        int rowLen = s * phaseLen;
         float pad = d.max ? Float.NEGATIVE_INFINITY : 0f;
-        Arrays.fill(acc, pad);
+        Arrays.fill(vertical, pad);
         int rowsUsed = 0;
         for (int kd = ad.lo[od]; kd < ad.hi[od]; kd++) {
             int kdi = kd - ad.lo[od];
@@ -309,76 +343,28 @@ public final class PoolPrimitive implements Primitive {
                 int ih = ah.first[oh] + kh * d.dilations[1];
                 int row = (kdi * in[1] + ih) * rowLen;
                 rowsUsed++;
-                for (int kw = 0; kw < d.kernel[2]; kw++) {
-                    int t = kw * dw;
-                    int from = row + (t % s) * phaseLen + t / s;
-                    // whole vectors: acc is padded to them, and a phase has 16 spare slots
-                    if (d.max) {
-                        for (int q = 0; q < ow; q += 16) {
-                            FloatVector.fromArray(S, acc, q).max(FloatVector.fromArray(S, staged, from + q))
-                                    .intoArray(acc, q);
-                        }
-                    } else {
-                        for (int q = 0; q < ow; q += 16) {
-                            FloatVector.fromArray(S, acc, q).add(FloatVector.fromArray(S, staged, from + q))
-                                    .intoArray(acc, q);
-                        }
+                if (d.max) {
+                    for (int x = 0; x < rowLen; x += 16) {
+                        FloatVector.fromArray(S, vertical, x).max(FloatVector.fromArray(S, staged, row + x))
+                                .intoArray(vertical, x);
+                    }
+                } else {
+                    for (int x = 0; x < rowLen; x += 16) {
+                        FloatVector.fromArray(S, vertical, x).add(FloatVector.fromArray(S, staged, row + x))
+                                .intoArray(vertical, x);
                     }
                 }
             }
         }
-        for (int q = 0; q < ow; q++) {
+        for (int q = 0, x = 0; q < ow; q++, x += s) {
             int count = rowsUsed * aw.count(q);
+            float v = vertical[x];
             if (d.max) {
-                if (count == 0) {
-                    acc[q] = LOWEST;
-                }
+                acc[q] = count == 0 ? LOWEST : v;
             } else {
                 int div = d.excludePad ? count : window;
-                acc[q] = div == 0 ? 0f : acc[q] / div;
+                acc[q] = div == 0 ? 0f : v / div;
             }
-        }
-    }
-
-    /**
-     * The source row at element {@code row}, padded: padded position x holds source column
-     * {@code x - pw} (or {@code pad} outside the row) and goes to {@code to + (x % s) * phaseLen
-     * + x / s}, so the taps of one kernel column over consecutive outputs are consecutive.
-     */
-    private void spread(MemorySegment src, long row, float[] staged, int to, float[] line, float pad) {
-        int s = d.strides[2];
-        int pw = d.padsBegin[2];
-        int iw = in[2];
-        long sw = ssp[2];
-        if (s == 1 && sw == 1) {
-            int lo = Math.min(Math.max(pw, 0), phaseLen);
-            int hi = Math.min(Math.max(pw + iw, lo), phaseLen);
-            Arrays.fill(staged, to, to + lo, pad);
-            if (hi > lo) {
-                MemorySegment.copy(src, F, 4 * (row + lo - pw), staged, to + lo, hi - lo);
-            }
-            Arrays.fill(staged, to + hi, to + phaseLen, pad);
-            return;
-        }
-        if (sw == 1) {
-            MemorySegment.copy(src, F, 4 * row, line, 0, iw);
-        } else {
-            for (int x = 0; x < iw; x++) {
-                line[x] = src.get(F, 4 * (row + x * sw));
-            }
-        }
-        for (int r = 0; r < s; r++) {
-            int o = to + r * phaseLen;
-            // slots m with 0 <= m * s + r - pw < iw hold source columns, the others padding
-            int mLo = Math.min(phaseLen, Math.max(0, Math.ceilDiv(pw - r, s)));
-            int mHi = Math.min(phaseLen, Math.max(mLo, Math.ceilDiv(iw + pw - r, s)));
-            Arrays.fill(staged, o, o + mLo, pad);
-            int m = mLo;
-            int col = mLo * s + r - pw;
-            for (; m < mHi; m++, col += s) {
-                staged[o + m] = line[col];
-            }
-            Arrays.fill(staged, o + mHi, o + phaseLen, pad);
         }
     }
 
