@@ -19,7 +19,10 @@ import io.partita.graph.Op;
 import io.partita.graph.OpKind;
 import io.partita.graph.Partition;
 
-/** LayerNorm partitions (begin_norm_axis, use_affine, keep_stats, parameter shapes, strided sources) against the reference. */
+/**
+ * LayerNorm partitions (begin_norm_axis, use_affine, keep_stats, parameter shapes, strided sources)
+ * against the reference.
+ */
 class LayerNormAgainstReferenceTest {
 
     @ParameterizedTest(name = "{0} from {1} affine={2} stats={3} eps={4}")

@@ -107,7 +107,8 @@ class PoolAgainstReferenceTest {
     @Test
     void otherDataTypesAreLeftToTheReference() {
         List<Partition> parts = AgainstReference.check(g -> g.add(Op.builder(0, OpKind.MaxPool)
-                .input(LogicalTensor.of(0, DataType.BF16, 1, 3, 9, 9)).output(LogicalTensor.unknownRank(1, DataType.BF16))
+                .input(LogicalTensor.of(0, DataType.BF16, 1, 3, 9, 9))
+                .output(LogicalTensor.unknownRank(1, DataType.BF16))
                 .attr("kernel", 2L, 2L).attr("strides", 2L, 2L).attr("pads_begin", 0L, 0L).attr("pads_end", 0L, 0L)
                 .attr("data_format", "NCX").build()), 3);
         assertClaimed(parts, "reference", 0);

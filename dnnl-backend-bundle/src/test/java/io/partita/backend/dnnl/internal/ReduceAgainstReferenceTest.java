@@ -20,7 +20,10 @@ import io.partita.graph.Op;
 import io.partita.graph.OpKind;
 import io.partita.graph.Partition;
 
-/** ReduceSum and ReduceMean partitions (axes, keep_dims, strided sources, long reductions, post-op chains) against the reference. */
+/**
+ * ReduceSum and ReduceMean partitions (axes, keep_dims, strided sources, long reductions, post-op
+ * chains) against the reference.
+ */
 class ReduceAgainstReferenceTest {
 
     private static Op reduce(String kind, LogicalTensor src, LogicalTensor dst, long[] axes, boolean keep) {

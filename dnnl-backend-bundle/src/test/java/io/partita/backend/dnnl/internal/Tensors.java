@@ -56,6 +56,7 @@ final class Tensors {
     static void assertClaimed(List<Partition> parts, String backend, long... opIds) {
         Partition p = partitionOf(parts, opIds[0]);
         assertEquals(backend, p.backendId(), parts.toString());
-        assertEquals(Arrays.stream(opIds).boxed().toList(), p.ops().stream().map(o -> o.id()).toList(), parts.toString());
+        assertEquals(Arrays.stream(opIds).boxed().toList(), p.ops().stream().map(o -> o.id()).toList(),
+                parts.toString());
     }
 }

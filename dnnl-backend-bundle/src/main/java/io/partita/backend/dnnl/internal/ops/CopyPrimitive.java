@@ -23,7 +23,8 @@ public final class CopyPrimitive implements Primitive {
      * One copy: input {@code input} seen through {@code srcDims}/{@code srcStrides} into the output
      * at element offset {@code dstOffset} seen through {@code dstDims}/{@code dstStrides}.
      */
-    public record Piece(int input, long[] srcDims, long[] srcStrides, long dstOffset, long[] dstDims, long[] dstStrides) {
+    public record Piece(int input, long[] srcDims, long[] srcStrides, long dstOffset, long[] dstDims,
+            long[] dstStrides) {
         public Piece {
             srcDims = srcDims.clone();
             srcStrides = srcStrides.clone();

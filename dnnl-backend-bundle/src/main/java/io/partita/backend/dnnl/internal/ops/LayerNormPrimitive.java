@@ -40,7 +40,8 @@ public final class LayerNormPrimitive implements Primitive {
             return o instanceof Desc d && Arrays.equals(d.dims, dims) && Arrays.equals(d.srcStrides, srcStrides)
                     && d.begin == begin && Float.compare(d.epsilon, epsilon) == 0 && d.srcInput == srcInput
                     && d.gammaInput == gammaInput && d.betaInput == betaInput && Arrays.equals(d.gammaDims, gammaDims)
-                    && Arrays.equals(d.betaDims, betaDims) && Arrays.equals(d.gammaStrides, gammaStrides) && Arrays.equals(d.betaStrides, betaStrides)
+                    && Arrays.equals(d.betaDims, betaDims) && Arrays.equals(d.gammaStrides, gammaStrides)
+                    && Arrays.equals(d.betaStrides, betaStrides)
                     && d.meanOutput == meanOutput && d.varianceOutput == varianceOutput;
         }
 

@@ -19,9 +19,9 @@ public final class SingleOps {
 
     /** Kinds with a single-op primitive here. */
     public static Set<OpKind> kinds() {
-        return EnumSet.of(OpKind.BiasAdd, OpKind.SoftMax, OpKind.LayerNorm, OpKind.MaxPool, OpKind.AvgPool, OpKind.ReduceSum,
-                OpKind.ReduceMean, OpKind.Reorder, OpKind.TypeCast, OpKind.StaticReshape, OpKind.StaticTranspose,
-                OpKind.Concat);
+        return EnumSet.of(OpKind.BiasAdd, OpKind.SoftMax, OpKind.LayerNorm, OpKind.MaxPool, OpKind.AvgPool,
+                OpKind.ReduceSum, OpKind.ReduceMean, OpKind.Reorder, OpKind.TypeCast, OpKind.StaticReshape,
+                OpKind.StaticTranspose, OpKind.Concat);
     }
 
     /**

@@ -261,7 +261,8 @@ public final class SoftMaxPrimitive implements Primitive {
                         .intoMemorySegment(dst, w + 4L * q, ORDER);
             }
             if (q < n) {
-                FloatVector.fromMemorySegment(S, dst, w + 4L * q, ORDER, tail).mul(FloatVector.fromArray(S, sum, q, tail))
+                FloatVector.fromMemorySegment(S, dst, w + 4L * q, ORDER, tail)
+                        .mul(FloatVector.fromArray(S, sum, q, tail))
                         .intoMemorySegment(dst, w + 4L * q, ORDER, tail);
             }
             if (anyEmpty) {

@@ -26,8 +26,8 @@ public final class PatternMatcher {
     static final Set<OpKind> BINARY = Set.of(OpKind.Add, OpKind.Subtract, OpKind.Multiply, OpKind.Divide,
             OpKind.Maximum, OpKind.Minimum);
     static final Set<OpKind> CHAIN_BASES = Set.of(OpKind.MatMul, OpKind.Convolution, OpKind.SoftMax, OpKind.MaxPool,
-            OpKind.AvgPool, OpKind.ReduceSum, OpKind.ReduceMean, OpKind.BiasAdd, OpKind.Add, OpKind.Subtract, OpKind.Multiply,
-            OpKind.Divide, OpKind.Maximum, OpKind.Minimum);
+            OpKind.AvgPool, OpKind.ReduceSum, OpKind.ReduceMean, OpKind.BiasAdd, OpKind.Add, OpKind.Subtract,
+            OpKind.Multiply, OpKind.Divide, OpKind.Maximum, OpKind.Minimum);
 
     private PatternMatcher() {
     }
