@@ -2,40 +2,57 @@ package io.partita.backend.dnnl.internal.ops;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 
 import io.partita.backend.dnnl.internal.exec.WorkerPool;
 import io.partita.backend.dnnl.internal.postops.StoreChain;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorMask;
 
 /**
- * Channels-first (NCX) convolution as an implicit GEMM with no im2col: output channels are the
- * GEMM rows (weights broadcast from a packed block), output pixels the vector lanes, read straight
- * from input planes.
+ * Channels-first (NCX) convolution as an implicit GEMM with no im2col matrix.
  *
  * <p>The input is laid out (once per execution) as planes in which one kernel tap of consecutive
  * output pixels is consecutive memory: for stride 1 the zero-padded image, each row
  * {@code wq = OW + (KW-1)*DW} wide; for stride s the s x s phases of it (plane (py, px) holds
  * padded pixels (Y*sh + py, X*sw + px)), so any stride and dilation read contiguous lanes. Output
- * pixel (oy, ox) is lane position {@code q = oy*wq + ox}; the {@code wq - OW} positions per row
- * past the image are computed and dropped. When the source already is such a plane (stride 1, no
- * padding, dense rows: 1x1 and "valid" convolutions) it is read in place.
+ * pixel (oy, ox) is plane position {@code q = oy*wq + ox}. The planes are a heap array (per thread
+ * running the primitive, reused): the kernels read arrays much faster than memory segments. A 1x1
+ * stride-1 unpadded convolution needs no planes: each tile copies its lanes of the source.
  *
- * <p>Work is split over (image, group, tile of 64 or 128 pixel positions, range of output channel
- * blocks) so both threads get equal shares; each unit keeps its input lanes hot in L1/L2 while it
- * sweeps the output channels, and the reduction is cut into chunks of input channels only when
- * a tile's input would not fit in L2.
+ * <p>Two orientations, whichever wastes fewer multiply-adds for the shape. Pixel lanes (large
+ * images): output channels are the GEMM rows, six broadcast weights at a time, against 64
+ * consecutive plane positions read as vectors (the {@code wq - OW} positions per row past the image
+ * are computed and dropped); tasks are (image, group, tile, block of channels), reducing over input
+ * channels in chunks only when a tile's input would not fit in L2. Pixel rows (small images, whose
+ * rows would leave many lanes idle): six output pixels broadcast against 64-channel weight panels,
+ * the tiles transposed into the channel-major output. Tasks are split evenly over both threads.
  */
 final class NcxConv {
     private static final ValueLayout.OfFloat F = ValueLayout.JAVA_FLOAT_UNALIGNED;
+    private static final ByteOrder ORDER = ByteOrder.nativeOrder();
     /** Floats of input one tile may touch per K pass (half of a 2 MB L2, the rest for weights and output). */
     private static final long TILE_INPUT_BUDGET = 256 * 1024;
     /** Floats of input planes built at once (images are processed in chunks beyond). */
     private static final long PLANE_BUDGET = 4L * 1024 * 1024;
 
+    /** Pixels per task in the pixel-rows orientation (16 groups of 6). */
+    static final int PIXEL_BLOCK = 96;
+    /** K rows of a 64-channel weight panel per pass in the pixel-rows orientation (a 512 KB panel stays in L2). */
+    private static final int PANEL_K_BUDGET = 2048;
+
     private final ConvShape s;
-    final int rows;
+    /**
+     * Pixel-rows orientation: six output pixels broadcast against 64-channel weight panels, the
+     * tile transposed into the channel-major output; chosen when the pixel-lanes tiles would waste
+     * more (small images, whose rows leave many of the 64 lanes past the image).
+     */
+    private final boolean pixelRows;
+    private final int panels;
+    private final int pixelBlocks;
+    private final int rows;
     private final int tileQ;
-    private final boolean direct;
     private final int hq;
     private final int wq;
     private final int phases;
@@ -48,8 +65,9 @@ final class NcxConv {
     private final int qTotal;
     private final int tiles;
     private final int[] kOff;
+    private final boolean plain;
     private final int kChunk;
-    final int blocks;
+    private final int blocks;
     private final int imagesPerChunk;
 
     NcxConv(ConvShape s) {
@@ -82,70 +100,69 @@ final class NcxConv {
                 phaseX[phaseIndex[p]] = p % s.sw();
             }
         }
-        int rowsNeeded = s.oh() + (s.kh() - 1) * s.dh();
-        int colsNeeded = s.ow() + (s.kw() - 1) * s.dw();
-        // In place, the last tile is moved back to end at the last output, so reads stay inside the source.
-        direct = s.sh() == 1 && s.sw() == 1 && s.pt() == 0 && s.pl() == 0 && s.sW() == 1 && s.sH() == s.iw()
-                && rowsNeeded <= s.ih() && colsNeeded <= s.iw() && (s.oh() - 1) * s.iw() + s.ow() >= tileQ;
-        if (direct) {
-            hq = s.ih();
-            wq = s.iw();
-            chanStride = s.sC();
-            imageStride = s.sN();
-        } else {
-            hq = s.oh() + maxOffY;
-            wq = s.ow() + maxOffX;
-            chanStride = (long) phases * hq * wq;
-            imageStride = s.ic() * chanStride;
-        }
+        hq = s.oh() + maxOffY;
+        wq = s.ow() + maxOffX;
+        chanStride = (long) phases * hq * wq;
+        imageStride = s.ic() * chanStride;
         qTotal = (s.oh() - 1) * wq + s.ow();
+        // 1x1, stride 1, no padding, dense rows: the planes are the source itself; each tile copies its lanes
+        boolean plainCandidate = s.kh() == 1 && s.kw() == 1 && s.sh() == 1 && s.sw() == 1 && s.pt() == 0
+                && s.pl() == 0 && s.ow() == s.iw() && s.oh() <= s.ih() && s.sW() == 1 && s.sH() == s.iw();
         tiles = (qTotal + tileQ - 1) / tileQ;
         groupStride = s.icg() * chanStride;
         int taps = s.kh() * s.kw();
         kOff = new int[s.k()];
-        for (int c = 0; c < s.icg(); c++) {
-            for (int y = 0; y < s.kh(); y++) {
-                for (int x = 0; x < s.kw(); x++) {
-                    int t = y * s.kw() + x;
-                    long off = direct ? c * chanStride + (long) y * s.dh() * s.sH() + (long) x * s.dw()
-                            : c * chanStride + (long) tapPhase[t] * hq * wq + (long) (y * s.dh() / s.sh()) * wq
-                                    + x * s.dw() / s.sw();
-                    kOff[c * taps + t] = Math.toIntExact(off);
-                }
-            }
-        }
         long perChannel = (long) phases * (tileQ + (long) maxOffY * wq + maxOffX);
         int icChunk = (int) Math.max(1, Math.min(s.icg(), TILE_INPUT_BUDGET / perChannel));
-        kChunk = icChunk * taps;
-        imagesPerChunk = direct ? s.n() : (int) Math.max(1, Math.min(s.n(), PLANE_BUDGET / imageStride));
-    }
-
-    /** Whether the plane copy is skipped (the source is read in place). */
-    boolean inPlace() {
-        return direct;
-    }
-
-    /** Floats of the packed weights: per group and block of {@link #rows} channels, K rows of {@code rows} floats. */
-    long packedLength() {
-        return (long) s.groups() * blocks * s.k() * rows;
+        imagesPerChunk = (int) Math.max(1, Math.min(s.n(), PLANE_BUDGET / imageStride));
+        panels = (ocg + 63) / 64;
+        pixelBlocks = (s.pixels() + PIXEL_BLOCK - 1) / PIXEL_BLOCK;
+        // Useful share of the multiply-adds in each orientation; the pixel rows also move each of a
+        // tile's 384 values once to transpose it, about the time of 32 K steps.
+        double lanesUseful = (double) s.pixels() / ((long) tiles * tileQ) * ocg / ((long) blocks * rows);
+        double rowsUseful = (double) ocg / (panels * 64) * s.pixels() / (Math.ceilDiv(s.pixels(), 6) * 6.0)
+                / (1 + 32.0 / s.k());
+        pixelRows = rows == 6 && rowsUseful > lanesUseful;
+        plain = plainCandidate && !pixelRows;
+        kChunk = pixelRows ? Math.max(1, Math.min(s.icg(), PANEL_K_BUDGET / taps)) * taps : icChunk * taps;
+        for (int c = 0; c < s.icg(); c++) {
+            for (int t = 0; t < taps; t++) {
+                int y = t / s.kw();
+                int x = t % s.kw();
+                long off = plain ? (long) c * tileQ
+                        : c * chanStride + (long) tapPhase[t] * hq * wq + (long) (y * s.dh() / s.sh()) * wq
+                                + x * s.dw() / s.sw();
+                kOff[c * taps + t] = Math.toIntExact(off);
+            }
+        }
     }
 
     /**
-     * Packs weights given by their strides in (o, i, h, w) order into {@code dst}: block b of group
-     * g holds k-major rows {@code (i, h, w)} of {@code rows} channel values, zero past the group's channels.
+     * Floats of the packed weights: per group and block of {@link #rows} channels, K rows of
+     * {@code rows} floats (pixel lanes), or per group and panel of 64 channels, K rows of 64 (pixel rows).
+     */
+    long packedLength() {
+        return pixelRows ? (long) s.groups() * panels * s.k() * 64 : (long) s.groups() * blocks * s.k() * rows;
+    }
+
+    /**
+     * Packs weights given by their strides in (o, i, h, w) order into {@code dst}: block b (panel p)
+     * of group g holds k-major rows {@code (i, h, w)} of its channels' values, zero past the group's channels.
      */
     void packWeights(MemorySegment w, long so, long si, long sh, long sw, float[] dst) {
         int k = s.k();
         int ocg = s.ocg();
         int taps = s.kh() * s.kw();
+        int width = pixelRows ? 64 : rows;
+        int count = pixelRows ? panels : blocks;
         for (int g = 0; g < s.groups(); g++) {
-            for (int b = 0; b < blocks; b++) {
-                int base = (g * blocks + b) * k * rows;
-                for (int r = 0; r < rows; r++) {
-                    int o = b * rows + r;
+            for (int b = 0; b < count; b++) {
+                int base = (g * count + b) * k * width;
+                for (int r = 0; r < width; r++) {
+                    int o = b * width + r;
                     if (o >= ocg) {
                         for (int kk = 0; kk < k; kk++) {
-                            dst[base + kk * rows + r] = 0f;
+                            dst[base + kk * width + r] = 0f;
                         }
                         continue;
                     }
@@ -154,7 +171,7 @@ final class NcxConv {
                         for (int y = 0; y < s.kh(); y++) {
                             for (int x = 0; x < s.kw(); x++) {
                                 int kk = i * taps + y * s.kw() + x;
-                                dst[base + kk * rows + r] = w.get(F, 4L * (oo + i * si + y * sh + x * sw));
+                                dst[base + kk * width + r] = w.get(F, 4L * (oo + i * si + y * sh + x * sw));
                             }
                         }
                     }
@@ -165,59 +182,61 @@ final class NcxConv {
 
     /** Runs the convolution: {@code weights} packed by {@link #packWeights}. */
     void run(MemorySegment src, float[] weights, MemorySegment dst, StoreChain.Bound post, WorkerPool pool) {
-        int threads = pool == null ? 1 : pool.threads();
         for (int img0 = 0; img0 < s.n(); img0 += imagesPerChunk) {
             int imgs = Math.min(imagesPerChunk, s.n() - img0);
-            MemorySegment planes;
-            long planeBase;
-            if (direct) {
-                planes = src;
-                planeBase = 0;
-            } else {
-                float[] buf = Scratch.get().planes(imgs * imageStride + tileQ + 16);
-                planes = MemorySegment.ofArray(buf);
-                int first = img0;
+            int first = img0;
+            float[] planes = plain ? null : Scratch.get().planes(imgs * imageStride + tileQ + 16);
+            if (!plain) {
                 forEach(pool, imgs * s.ic(), (from, to) -> {
                     for (int i = from; i < to; i++) {
-                        fillPlanes(src, first + i / s.ic(), i % s.ic(), buf, (long) i * chanStride);
+                        fillPlanes(src, first + i / s.ic(), i % s.ic(), planes, (long) i * chanStride);
                     }
                 });
-                planeBase = -img0 * imageStride; // image img's planes start at (img - img0) * imageStride
             }
-            int units = imgs * s.groups() * tiles;
-            int splits = units >= 4 * threads ? 1 : Math.min(blocks, (4 * threads + units - 1) / units);
-            int first = img0;
-            long pb = planeBase;
-            forEach(pool, units * splits, (from, to) -> {
+            if (pixelRows) {
+                runPixelRows(planes, first, imgs, weights, dst, post, pool);
+                continue;
+            }
+            // Tasks are (image, group, tile, channel block), blocks innermost: each thread's contiguous share
+            // is whole tiles but at its two ends, so shares are equal to a block and tiles stay hot.
+            forEach(pool, imgs * s.groups() * tiles * blocks, (from, to) -> {
                 Scratch sc = Scratch.get();
-                for (int u = from; u < to; u++) {
-                    int split = u % splits;
-                    int rest = u / splits;
+                for (int u = from; u < to;) {
+                    int b0 = u % blocks;
+                    int rest = u / blocks;
                     int tile = rest % tiles;
                     int grp = rest / tiles % s.groups();
                     int img = first + rest / tiles / s.groups();
-                    int b0 = (int) ((long) blocks * split / splits);
-                    int b1 = (int) ((long) blocks * (split + 1) / splits);
-                    unit(planes, pb, weights, dst, post, img, grp, tile, b0, b1, sc);
+                    int b1 = Math.min(blocks, b0 + to - u);
+                    if (plain) {
+                        float[] panel = sc.panel(s.icg() * tileQ);
+                        int q0 = tile * tileQ;
+                        int lanes = Math.min(tileQ, qTotal - q0);
+                        long at = img * s.sN() + grp * s.icg() * s.sC() + q0;
+                        for (int c = 0; c < s.icg(); c++) {
+                            copy(src, at + c * s.sC(), panel, c * tileQ, lanes);
+                        }
+                        unit(panel, -q0, weights, dst, post, img, grp, tile, b0, b1, sc);
+                    } else {
+                        unit(planes, (img - first) * imageStride + grp * groupStride, weights, dst, post, img, grp,
+                                tile, b0, b1, sc);
+                    }
+                    u += b1 - b0;
                 }
             });
         }
     }
 
-    /** One tile of pixel positions of one image and group, output channel blocks [b0, b1). */
-    private void unit(MemorySegment planes, long planeBase, float[] weights, MemorySegment dst, StoreChain.Bound post,
+    /**
+     * One tile of pixel positions of image img and group grp, output channel blocks [b0, b1): the
+     * group's planes start at {@code planes[at]}.
+     */
+    private void unit(float[] planes, long at, float[] weights, MemorySegment dst, StoreChain.Bound post,
             int img, int grp, int tile, int b0, int b1, Scratch sc) {
         int q0 = tile * tileQ;
-        int lane0 = 0;
-        if (direct && q0 + tileQ > qTotal) {
-            // moved back so its reads end at the last output; its lanes before lane0 belong to the previous tile
-            lane0 = q0 - (qTotal - tileQ);
-            q0 = qTotal - tileQ;
-        }
-        int segs = segments(q0, lane0, sc.segs);
-        long xOff = 4L * (planeBase + img * imageStride + grp * groupStride + q0);
+        int segs = segments(q0, sc.segs);
+        int xOff = Math.toIntExact(at + q0);
         int k = s.k();
-        float[] tileBuf = sc.tile;
         for (int k0 = 0; k0 < k; k0 += kChunk) {
             int kc = Math.min(kChunk, k - k0);
             boolean accumulate = k0 > 0;
@@ -225,32 +244,110 @@ final class NcxConv {
             for (int b = b0; b < b1; b++) {
                 int aOff = ((grp * blocks + b) * k + k0) * rows;
                 if (rows == 6) {
-                    ConvKernels.rows6(weights, aOff, planes, xOff, kOff, k0, kc, tileBuf);
+                    ConvKernels.rows6(weights, aOff, planes, xOff, kOff, k0, kc, sc.tile);
                 } else {
-                    ConvKernels.row1(weights, aOff, planes, xOff, kOff, k0, kc, tileBuf);
+                    ConvKernels.row1(weights, aOff, planes, xOff, kOff, k0, kc, sc.tile);
                 }
-                int oc0 = b * rows;
-                int mr = Math.min(rows, s.ocg() - oc0);
-                for (int r = 0; r < mr; r++) {
-                    int ch = grp * s.ocg() + oc0 + r;
-                    long chBase = ((long) img * s.oc() + ch) * s.pixels();
-                    for (int g = 0; g < segs; g++) {
-                        int lane = sc.segs[3 * g];
-                        post.channelRun(tileBuf, r * tileQ + lane, dst, chBase + sc.segs[3 * g + 1], sc.segs[3 * g + 2],
-                                img, ch, accumulate, finish);
-                    }
-                }
+                store(sc.tile, b, img, grp, segs, sc.segs, dst, post, accumulate, finish);
             }
         }
     }
 
     /**
-     * The output runs of a tile starting at position q0, from lane lane0: (lane, output pixel index
-     * within the image, length) triples into {@code out}; returns how many.
+     * Pixel rows: tasks (image, group, block of 96 pixels, panel, six pixels), six pixels innermost,
+     * so shares are equal to six pixels and a panel stays hot over a block.
      */
-    private int segments(int q0, int lane0, int[] out) {
+    private void runPixelRows(float[] planes, int first, int imgs, float[] weights, MemorySegment dst,
+            StoreChain.Bound post, WorkerPool pool) {
+        int per = PIXEL_BLOCK / 6;
+        forEach(pool, imgs * s.groups() * pixelBlocks * panels * per, (from, to) -> {
+            Scratch sc = Scratch.get();
+            for (int u = from; u < to;) {
+                int g0 = u % per;
+                int rest = u / per;
+                int panel = rest % panels;
+                rest /= panels;
+                int block = rest % pixelBlocks;
+                int grp = rest / pixelBlocks % s.groups();
+                int img = first + rest / pixelBlocks / s.groups();
+                int g1 = Math.min(per, g0 + to - u);
+                int px0 = Math.min(s.pixels(), block * PIXEL_BLOCK + 6 * g0);
+                int px1 = Math.min(s.pixels(), block * PIXEL_BLOCK + 6 * g1);
+                if (px0 < px1) {
+                    pixelUnit(planes, (img - first) * imageStride + grp * groupStride, weights, dst, post, img, grp,
+                            panel, px0, px1, sc);
+                }
+                u += g1 - g0;
+            }
+        });
+    }
+
+    /** Output pixels [px0, px1) (at most a block) of image img and group grp against weight panel p. */
+    private void pixelUnit(float[] planes, long at, float[] weights, MemorySegment dst, StoreChain.Bound post, int img,
+            int grp, int p, int px0, int px1, Scratch sc) {
+        int k = s.k();
+        int ch0 = grp * s.ocg() + p * 64;
+        int cols = Math.min(64, s.ocg() - p * 64);
+        int count = px1 - px0;
+        float[] tile = sc.tile;
+        float[] stage = sc.stage;
+        for (int k0 = 0; k0 < k; k0 += kChunk) {
+            int kc = Math.min(kChunk, k - k0);
+            int bOff = ((grp * panels + p) * k + k0) * 64;
+            for (int px = px0; px < px1; px += 6) {
+                int n = Math.min(6, px1 - px);
+                int a0 = planePos(at, px);
+                int a1 = n > 1 ? planePos(at, px + 1) : a0;
+                int a2 = n > 2 ? planePos(at, px + 2) : a0;
+                int a3 = n > 3 ? planePos(at, px + 3) : a0;
+                int a4 = n > 4 ? planePos(at, px + 4) : a0;
+                int a5 = n > 5 ? planePos(at, px + 5) : a0;
+                ConvKernels.pixels6(planes, a0, a1, a2, a3, a4, a5, kOff, k0, kc, weights, bOff, tile);
+                // transposed into channel-major rows of the block
+                int col = px - px0;
+                for (int r = 0; r < n; r++) {
+                    for (int j = 0; j < cols; j++) {
+                        stage[j * PIXEL_BLOCK + col + r] = tile[r * 64 + j];
+                    }
+                }
+            }
+            boolean accumulate = k0 > 0;
+            boolean finish = k0 + kc == k;
+            for (int j = 0; j < cols; j++) {
+                long flat = ((long) img * s.oc() + ch0 + j) * s.pixels() + px0;
+                post.channelRun(stage, j * PIXEL_BLOCK, dst, flat, count, img, ch0 + j, accumulate, finish);
+            }
+        }
+    }
+
+    /** Where output pixel p's window starts in the planes of a group starting at {@code at}. */
+    private int planePos(long at, int p) {
+        int oy = p / s.ow();
+        return Math.toIntExact(at + (long) oy * wq + p - oy * s.ow());
+    }
+
+    /** Stores block b's tile: each channel row's runs, through the post-ops. */
+    private void store(float[] tile, int b, int img, int grp, int segs, int[] seg, MemorySegment dst,
+            StoreChain.Bound post, boolean accumulate, boolean finish) {
+        int oc0 = b * rows;
+        int mr = Math.min(rows, s.ocg() - oc0);
+        for (int r = 0; r < mr; r++) {
+            int ch = grp * s.ocg() + oc0 + r;
+            long chBase = ((long) img * s.oc() + ch) * s.pixels();
+            for (int g = 0; g < segs; g++) {
+                post.channelRun(tile, r * tileQ + seg[3 * g], dst, chBase + seg[3 * g + 1], seg[3 * g + 2], img, ch,
+                        accumulate, finish);
+            }
+        }
+    }
+
+    /**
+     * The output runs of a tile starting at position q0: (lane, output pixel index within the image,
+     * length) triples into {@code out}; returns how many.
+     */
+    private int segments(int q0, int[] out) {
         int end = Math.min(q0 + tileQ, qTotal);
-        int q = q0 + lane0;
+        int q = q0;
         int n = 0;
         while (q < end) {
             int oy = q / wq;
@@ -295,7 +392,15 @@ final class NcxConv {
             long rowBase = base + y * s.sH();
             long firstX = (long) x0 * sw + px - s.pl();
             if (sw == 1 && s.sW() == 1) {
-                MemorySegment.copy(src, F, 4L * (rowBase + firstX), buf, row + x0, x1 - x0);
+                copy(src, rowBase + firstX, buf, row + x0, x1 - x0);
+            } else if (s.sW() == 1) {
+                // the row's span once through a scratch array, then every sw-th value
+                int span = (x1 - x0 - 1) * sw + 1;
+                float[] tmp = Scratch.get().row(span);
+                copy(src, rowBase + firstX, tmp, 0, span);
+                for (int xq = x0, j = 0; xq < x1; xq++, j += sw) {
+                    buf[row + xq] = tmp[j];
+                }
             } else {
                 long step = sw * s.sW();
                 long off = rowBase + firstX * s.sW();
@@ -303,6 +408,19 @@ final class NcxConv {
                     buf[row + xq] = src.get(F, 4L * off);
                 }
             }
+        }
+    }
+
+    /** Copies n floats from element offset off of a segment: vectors (short runs cost far less than a bulk copy call). */
+    static void copy(MemorySegment src, long off, float[] dst, int at, int n) {
+        long o = 4L * off;
+        int j = 0;
+        for (; j + 16 <= n; j += 16, o += 64) {
+            FloatVector.fromMemorySegment(ConvKernels.S, src, o, ORDER).intoArray(dst, at + j);
+        }
+        if (j < n) {
+            VectorMask<Float> m = ConvKernels.S.indexInRange(j, n);
+            FloatVector.fromMemorySegment(ConvKernels.S, src, o, ORDER, m).intoArray(dst, at + j, m);
         }
     }
 
@@ -320,7 +438,10 @@ final class NcxConv {
         float[] planes = new float[0];
         float[] packed = new float[0];
         final float[] tile = new float[6 * 128];
+        final float[] stage = new float[64 * PIXEL_BLOCK];
         final int[] segs = new int[3 * 129];
+        float[] row = new float[0];
+        float[] panel = new float[0];
 
         static Scratch get() {
             return LOCAL.get();
@@ -331,6 +452,20 @@ final class NcxConv {
                 planes = new float[Math.toIntExact(length)];
             }
             return planes;
+        }
+
+        float[] panel(int length) {
+            if (panel.length < length) {
+                panel = new float[length];
+            }
+            return panel;
+        }
+
+        float[] row(int length) {
+            if (row.length < length) {
+                row = new float[length];
+            }
+            return row;
         }
 
         float[] packed(long length) {

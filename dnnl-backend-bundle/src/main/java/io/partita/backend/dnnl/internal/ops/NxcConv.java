@@ -15,9 +15,9 @@ import io.partita.backend.dnnl.internal.postops.StoreChain;
  * Depthwise convolutions (one input and one output channel per group) put the channels on the
  * lanes instead.
  *
- * <p>The source is read in place when no padding is involved (1x1 and "valid" convolutions, any
- * stride) and its channels are contiguous; otherwise images are copied into a padded buffer once
- * per execution. Work is split over (image, group, block of 96 pixels, range of panels).
+ * <p>Images are copied into a zero-padded heap buffer once per execution (per thread running the
+ * primitive, reused): the kernels read arrays much faster than memory segments. Work is split
+ * evenly over (image, group, block of 96 pixels, panel, six pixels).
  */
 final class NxcConv {
     private static final ValueLayout.OfFloat F = ValueLayout.JAVA_FLOAT_UNALIGNED;
@@ -29,7 +29,6 @@ final class NxcConv {
 
     private final ConvShape s;
     private final boolean depthwise;
-    private final boolean direct;
     private final int hp;
     private final int wp;
     private final long strideW;
@@ -42,6 +41,7 @@ final class NxcConv {
     private final int pixelBlocks;
     private final int imagesPerChunk;
     private final int depthwiseStride;
+    private final boolean plain;
 
     NxcConv(ConvShape s) {
         this.s = s;
@@ -49,16 +49,12 @@ final class NxcConv {
         taps = s.kh() * s.kw();
         hp = (s.oh() - 1) * s.sh() + s.effKh();
         wp = (s.ow() - 1) * s.sw() + s.effKw();
-        direct = s.pt() == 0 && s.pl() == 0 && hp <= s.ih() && wp <= s.iw() && s.sC() == 1;
-        if (direct) {
-            strideW = s.sW();
-            strideH = s.sH();
-            imageStride = s.sN();
-        } else {
-            strideW = s.ic();
-            strideH = (long) wp * s.ic();
-            imageStride = hp * strideH;
-        }
+        // 1x1 reading only inside the image, channels contiguous: each block copies its pixels' channels
+        plain = s.kh() == 1 && s.kw() == 1 && s.pt() == 0 && s.pl() == 0 && hp <= s.ih() && wp <= s.iw()
+                && s.sC() == 1 && !(s.icg() == 1 && s.ocg() == 1);
+        strideW = s.ic();
+        strideH = (long) wp * s.ic();
+        imageStride = hp * strideH;
         tapOff = new int[taps];
         for (int y = 0; y < s.kh(); y++) {
             for (int x = 0; x < s.kw(); x++) {
@@ -68,12 +64,8 @@ final class NxcConv {
         panels = (s.ocg() + NR - 1) / NR;
         tapsPerPass = Math.max(1, Math.min(taps, K_BUDGET / s.icg()));
         pixelBlocks = (s.pixels() + BLOCK_PIXELS - 1) / BLOCK_PIXELS;
-        imagesPerChunk = direct ? s.n() : (int) Math.max(1, Math.min(s.n(), PAD_BUDGET / imageStride));
+        imagesPerChunk = (int) Math.max(1, Math.min(s.n(), PAD_BUDGET / imageStride));
         depthwiseStride = (s.oc() + 15) / 16 * 16;
-    }
-
-    boolean inPlace() {
-        return direct;
     }
 
     /** Floats of the packed weights. */
@@ -121,27 +113,18 @@ final class NxcConv {
     }
 
     void run(MemorySegment src, float[] weights, MemorySegment dst, StoreChain.Bound post, WorkerPool pool) {
-        int threads = pool == null ? 1 : pool.threads();
         for (int img0 = 0; img0 < s.n(); img0 += imagesPerChunk) {
             int imgs = Math.min(imagesPerChunk, s.n() - img0);
-            MemorySegment x;
-            long base;
-            if (direct) {
-                x = src;
-                base = 0;
-            } else {
-                float[] buf = NcxConv.Scratch.get().planes(imgs * imageStride);
-                x = MemorySegment.ofArray(buf);
-                int first = img0;
+            int first = img0;
+            float[] x = plain ? null : NcxConv.Scratch.get().planes(imgs * imageStride);
+            if (!plain) {
                 NcxConv.forEach(pool, imgs * hp, (from, to) -> {
                     for (int i = from; i < to; i++) {
-                        padRow(src, first + i / hp, i % hp, buf, i * strideH);
+                        padRow(src, first + i / hp, i % hp, x, i * strideH);
                     }
                 });
-                base = -img0 * imageStride;
             }
-            int first = img0;
-            long b = base;
+            int b = -first;
             if (depthwise) {
                 NcxConv.forEach(pool, imgs * s.pixels(), (from, to) -> {
                     NcxConv.Scratch sc = NcxConv.Scratch.get();
@@ -151,68 +134,94 @@ final class NxcConv {
                 });
                 continue;
             }
-            int units = imgs * s.groups() * pixelBlocks;
-            int splits = units >= 4 * threads ? 1 : Math.min(panels, (4 * threads + units - 1) / units);
-            NcxConv.forEach(pool, units * splits, (from, to) -> {
+            // Tasks are (image, group, pixel block, panel, six pixels), six pixels innermost: each thread's
+            // contiguous share is equal to six pixels, and a panel stays hot over a block's pixels.
+            int per = BLOCK_PIXELS / 6;
+            NcxConv.forEach(pool, imgs * s.groups() * pixelBlocks * panels * per, (from, to) -> {
                 NcxConv.Scratch sc = NcxConv.Scratch.get();
-                for (int u = from; u < to; u++) {
-                    int split = u % splits;
-                    int rest = u / splits;
+                long packed = -1;
+                for (int u = from; u < to;) {
+                    int g0 = u % per;
+                    int rest = u / per;
+                    int panel = rest % panels;
+                    rest /= panels;
                     int block = rest % pixelBlocks;
                     int grp = rest / pixelBlocks % s.groups();
                     int img = first + rest / pixelBlocks / s.groups();
-                    int p0 = (int) ((long) panels * split / splits);
-                    int p1 = (int) ((long) panels * (split + 1) / splits);
-                    unit(x, b, weights, dst, post, img, grp, block, p0, p1, sc);
+                    int g1 = Math.min(per, g0 + to - u);
+                    int firstPixel = block * BLOCK_PIXELS;
+                    int px0 = Math.min(s.pixels(), firstPixel + 6 * g0);
+                    int px1 = Math.min(s.pixels(), firstPixel + 6 * g1);
+                    if (plain) {
+                        long key = (long) rest; // (image in chunk, group, block)
+                        float[] panelBuf = sc.panel(BLOCK_PIXELS * s.icg());
+                        if (key != packed) {
+                            int count = Math.min(s.pixels(), firstPixel + BLOCK_PIXELS) - firstPixel;
+                            for (int i = 0; i < count; i++) {
+                                int oy = (firstPixel + i) / s.ow();
+                                int ox = (firstPixel + i) % s.ow();
+                                NcxConv.copy(src, img * s.sN() + (long) oy * s.sh() * s.sH()
+                                        + (long) ox * s.sw() * s.sW() + (long) grp * s.icg(), panelBuf, i * s.icg(), s.icg());
+                            }
+                            packed = key;
+                        }
+                        unit(panelBuf, 0, weights, dst, post, img, grp, panel, px0, px1, sc);
+                    } else {
+                        unit(x, b, weights, dst, post, img, grp, panel, px0, px1, sc);
+                    }
+                    u += g1 - g0;
                 }
             });
         }
     }
 
-    /** Byte offset in the read buffer of output pixel p's input window origin (image img, group grp). */
-    private long pixelBase(long base, int img, int grp, int p) {
+    /**
+     * Where output pixel p's input window starts: in the padded buffer (image img at base + img,
+     * group grp), or in a block's copy of its pixels' channels.
+     */
+    private int pixelBase(int base, int img, int grp, int p) {
+        if (plain) {
+            return (p - p / BLOCK_PIXELS * BLOCK_PIXELS) * s.icg();
+        }
         int oy = p / s.ow();
         int ox = p - oy * s.ow();
-        return 4L * (base + img * imageStride + (long) oy * s.sh() * strideH + (long) ox * s.sw() * strideW
+        return Math.toIntExact((base + img) * imageStride + (long) oy * s.sh() * strideH + (long) ox * s.sw() * strideW
                 + (long) grp * s.icg());
     }
 
-    private void unit(MemorySegment x, long base, float[] weights, MemorySegment dst, StoreChain.Bound post, int img,
-            int grp, int block, int p0, int p1, NcxConv.Scratch sc) {
-        int first = block * BLOCK_PIXELS;
-        int last = Math.min(s.pixels(), first + BLOCK_PIXELS);
+    /** Output pixels [px0, px1) of image img and group grp against weight panel p. */
+    private void unit(float[] x, int base, float[] weights, MemorySegment dst, StoreChain.Bound post, int img,
+            int grp, int p, int px0, int px1, NcxConv.Scratch sc) {
         int k = s.k();
         int icg = s.icg();
         float[] tile = sc.tile;
+        int ch = grp * s.ocg() + p * NR;
+        int cols = Math.min(NR, s.ocg() - p * NR);
         for (int t0 = 0; t0 < taps; t0 += tapsPerPass) {
             int t1 = Math.min(taps, t0 + tapsPerPass);
             boolean accumulate = t0 > 0;
             boolean finish = t1 == taps;
-            for (int p = p0; p < p1; p++) {
-                int bOff = ((grp * panels + p) * k + t0 * icg) * NR;
-                int ch = grp * s.ocg() + p * NR;
-                int cols = Math.min(NR, s.ocg() - p * NR);
-                for (int px = first; px < last; px += 6) {
-                    int rows = Math.min(6, last - px);
-                    long a0 = pixelBase(base, img, grp, px);
-                    long a1 = rows > 1 ? pixelBase(base, img, grp, px + 1) : a0;
-                    long a2 = rows > 2 ? pixelBase(base, img, grp, px + 2) : a0;
-                    long a3 = rows > 3 ? pixelBase(base, img, grp, px + 3) : a0;
-                    long a4 = rows > 4 ? pixelBase(base, img, grp, px + 4) : a0;
-                    long a5 = rows > 5 ? pixelBase(base, img, grp, px + 5) : a0;
-                    ConvKernels.pixels6(x, a0, a1, a2, a3, a4, a5, tapOff, t0, t1, icg, weights, bOff, tile);
-                    for (int r = 0; r < rows; r++) {
-                        long flat = ((long) img * s.pixels() + px + r) * s.oc() + ch;
-                        post.pixelRun(tile, r * NR, dst, flat, cols, img, ch, accumulate, finish);
-                    }
+            int bOff = ((grp * panels + p) * k + t0 * icg) * NR;
+            for (int px = px0; px < px1; px += 6) {
+                int rows = Math.min(6, px1 - px);
+                int a0 = pixelBase(base, img, grp, px);
+                int a1 = rows > 1 ? pixelBase(base, img, grp, px + 1) : a0;
+                int a2 = rows > 2 ? pixelBase(base, img, grp, px + 2) : a0;
+                int a3 = rows > 3 ? pixelBase(base, img, grp, px + 3) : a0;
+                int a4 = rows > 4 ? pixelBase(base, img, grp, px + 4) : a0;
+                int a5 = rows > 5 ? pixelBase(base, img, grp, px + 5) : a0;
+                ConvKernels.pixels6(x, a0, a1, a2, a3, a4, a5, tapOff, t0, t1, icg, weights, bOff, tile);
+                for (int r = 0; r < rows; r++) {
+                    long flat = ((long) img * s.pixels() + px + r) * s.oc() + ch;
+                    post.pixelRun(tile, r * NR, dst, flat, cols, img, ch, accumulate, finish);
                 }
             }
         }
     }
 
-    private void depthwisePixel(MemorySegment x, long base, float[] weights, MemorySegment dst, StoreChain.Bound post,
+    private void depthwisePixel(float[] x, int base, float[] weights, MemorySegment dst, StoreChain.Bound post,
             int img, int p, NcxConv.Scratch sc) {
-        long a = pixelBase(base, img, 0, p);
+        int a = pixelBase(base, img, 0, p);
         long flat = ((long) img * s.pixels() + p) * s.oc();
         for (int c0 = 0; c0 < s.oc(); c0 += NR) {
             int count = Math.min(NR, s.oc() - c0);

@@ -27,6 +27,8 @@ public final class StoreChain {
 
     private final PostOpChain chain;
     private final boolean fused;
+    /** The chain is one per-channel add (a bias): the common case gets a loop of its own. */
+    private final boolean biasOnly;
     private final int images;
     private final int channels;
     private final int[] kinds;
@@ -79,6 +81,7 @@ public final class StoreChain {
             }
         }
         this.fused = all;
+        this.biasOnly = all && n == 1 && kinds[0] == PER_CHANNEL && ops[0] == OpKind.Add;
     }
 
     private static boolean perChannel(long[] strides, long[] dims, int channelDim) {
@@ -160,6 +163,24 @@ public final class StoreChain {
                 boolean accumulate, boolean finish) {
             boolean apply = finish && fused && kinds.length > 0;
             int vi = img * channels + ch;
+            if (!accumulate && (!apply || biasOnly)) {
+                // the common cases without the per-step dispatch
+                FloatVector add = FloatVector.broadcast(S, apply ? values[0][vi] : 0f);
+                int q = 0;
+                for (; q + 16 <= count; q += 16) {
+                    FloatVector v = FloatVector.fromArray(S, src, sOff + q);
+                    (apply ? v.add(add) : v).intoMemorySegment(out, 4L * (flat + q), ORDER);
+                }
+                if (q < count) {
+                    VectorMask<Float> m = S.indexInRange(q, count);
+                    FloatVector v = FloatVector.fromArray(S, src, sOff + q, m);
+                    (apply ? v.add(add) : v).intoMemorySegment(out, 4L * (flat + q), ORDER, m);
+                }
+                if (finish && general != null) {
+                    general.apply(out, 4L * flat, flat, count);
+                }
+                return;
+            }
             for (int q = 0; q < count; q += 16) {
                 VectorMask<Float> m = q + 16 <= count ? null : S.indexInRange(q, count);
                 long o = 4L * (flat + q);
@@ -198,6 +219,25 @@ public final class StoreChain {
                 boolean accumulate, boolean finish) {
             boolean apply = finish && fused && kinds.length > 0;
             int vi = img * channels + ch;
+            if (!accumulate && (!apply || biasOnly)) {
+                float[] bias = apply ? values[0] : null;
+                int q = 0;
+                for (; q + 16 <= count; q += 16) {
+                    FloatVector v = FloatVector.fromArray(S, src, sOff + q);
+                    (apply ? v.add(FloatVector.fromArray(S, bias, vi + q)) : v).intoMemorySegment(out, 4L * (flat + q),
+                            ORDER);
+                }
+                if (q < count) {
+                    VectorMask<Float> m = S.indexInRange(q, count);
+                    FloatVector v = FloatVector.fromArray(S, src, sOff + q, m);
+                    (apply ? v.add(FloatVector.fromArray(S, bias, vi + q)) : v).intoMemorySegment(out, 4L * (flat + q),
+                            ORDER, m);
+                }
+                if (finish && general != null) {
+                    general.apply(out, 4L * flat, flat, count);
+                }
+                return;
+            }
             for (int q = 0; q < count; q += 16) {
                 VectorMask<Float> m = q + 16 <= count ? null : S.indexInRange(q, count);
                 long o = 4L * (flat + q);
