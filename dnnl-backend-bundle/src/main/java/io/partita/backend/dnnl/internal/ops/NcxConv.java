@@ -1,0 +1,478 @@
+package io.partita.backend.dnnl.internal.ops;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.util.Arrays;
+
+import io.partita.backend.dnnl.internal.exec.WorkerPool;
+import io.partita.backend.dnnl.internal.postops.StoreChain;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorMask;
+
+/**
+ * Channels-first (NCX) convolution as an implicit GEMM with no im2col matrix.
+ *
+ * <p>The input is laid out (once per execution) as planes in which one kernel tap of consecutive
+ * output pixels is consecutive memory: for stride 1 the zero-padded image, each row
+ * {@code wq = OW + (KW-1)*DW} wide; for stride s the s x s phases of it (plane (py, px) holds
+ * padded pixels (Y*sh + py, X*sw + px)), so any stride and dilation read contiguous lanes. Output
+ * pixel (oy, ox) is plane position {@code q = oy*wq + ox}. The planes are a heap array (per thread
+ * running the primitive, reused): the kernels read arrays much faster than memory segments. A 1x1
+ * stride-1 unpadded convolution needs no planes: each tile copies its lanes of the source.
+ *
+ * <p>Two orientations, whichever wastes fewer multiply-adds for the shape. Pixel lanes (large
+ * images): output channels are the GEMM rows, six broadcast weights at a time, against 64
+ * consecutive plane positions read as vectors (the {@code wq - OW} positions per row past the image
+ * are computed and dropped); tasks are (image, group, tile, block of channels), reducing over input
+ * channels in chunks only when a tile's input would not fit in L2. Pixel rows (small images, whose
+ * rows would leave many lanes idle): six output pixels broadcast against 64-channel weight panels,
+ * the tiles transposed into the channel-major output. Tasks are split evenly over both threads.
+ */
+final class NcxConv {
+    private static final ValueLayout.OfFloat F = ValueLayout.JAVA_FLOAT_UNALIGNED;
+    private static final ByteOrder ORDER = ByteOrder.nativeOrder();
+    /** Floats of input one tile may touch per K pass (half of a 2 MB L2, the rest for weights and output). */
+    private static final long TILE_INPUT_BUDGET = 256 * 1024;
+    /** Floats of input planes built at once (images are processed in chunks beyond). */
+    private static final long PLANE_BUDGET = 4L * 1024 * 1024;
+
+    /** Pixels per task in the pixel-rows orientation (16 groups of 6). */
+    static final int PIXEL_BLOCK = 96;
+    /** K rows of a 64-channel weight panel per pass in the pixel-rows orientation (a 512 KB panel stays in L2). */
+    private static final int PANEL_K_BUDGET = 2048;
+
+    private final ConvShape s;
+    /**
+     * Pixel-rows orientation: six output pixels broadcast against 64-channel weight panels, the
+     * tile transposed into the channel-major output; chosen when the pixel-lanes tiles would waste
+     * more (small images, whose rows leave many of the 64 lanes past the image).
+     */
+    private final boolean pixelRows;
+    private final int panels;
+    private final int pixelBlocks;
+    private final int rows;
+    private final int tileQ;
+    private final int hq;
+    private final int wq;
+    private final int phases;
+    private final int[] tapPhase;
+    private final int[] phaseY;
+    private final int[] phaseX;
+    private final long chanStride;
+    private final long groupStride;
+    private final long imageStride;
+    private final int qTotal;
+    private final int tiles;
+    private final int[] kOff;
+    private final boolean plain;
+    private final int kChunk;
+    private final int blocks;
+    private final int imagesPerChunk;
+
+    NcxConv(ConvShape s) {
+        this.s = s;
+        int ocg = s.ocg();
+        rows = ocg <= 2 ? 1 : 6;
+        tileQ = rows == 6 ? 64 : 128;
+        blocks = (ocg + rows - 1) / rows;
+        int maxOffY = (s.kh() - 1) * s.dh() / s.sh();
+        int maxOffX = (s.kw() - 1) * s.dw() / s.sw();
+        int[] phaseIndex = new int[s.sh() * s.sw()];
+        Arrays.fill(phaseIndex, -1);
+        tapPhase = new int[s.kh() * s.kw()];
+        int ph = 0;
+        for (int y = 0; y < s.kh(); y++) {
+            for (int x = 0; x < s.kw(); x++) {
+                int p = (y * s.dh() % s.sh()) * s.sw() + x * s.dw() % s.sw();
+                if (phaseIndex[p] < 0) {
+                    phaseIndex[p] = ph++;
+                }
+                tapPhase[y * s.kw() + x] = phaseIndex[p];
+            }
+        }
+        phases = ph;
+        phaseY = new int[ph];
+        phaseX = new int[ph];
+        for (int p = 0; p < phaseIndex.length; p++) {
+            if (phaseIndex[p] >= 0) {
+                phaseY[phaseIndex[p]] = p / s.sw();
+                phaseX[phaseIndex[p]] = p % s.sw();
+            }
+        }
+        hq = s.oh() + maxOffY;
+        wq = s.ow() + maxOffX;
+        chanStride = (long) phases * hq * wq;
+        imageStride = s.ic() * chanStride;
+        qTotal = (s.oh() - 1) * wq + s.ow();
+        // 1x1, stride 1, no padding, dense rows: the planes are the source itself; each tile copies its lanes
+        boolean plainCandidate = s.kh() == 1 && s.kw() == 1 && s.sh() == 1 && s.sw() == 1 && s.pt() == 0
+                && s.pl() == 0 && s.ow() == s.iw() && s.oh() <= s.ih() && s.sW() == 1 && s.sH() == s.iw();
+        tiles = (qTotal + tileQ - 1) / tileQ;
+        groupStride = s.icg() * chanStride;
+        int taps = s.kh() * s.kw();
+        kOff = new int[s.k()];
+        long perChannel = (long) phases * (tileQ + (long) maxOffY * wq + maxOffX);
+        int icChunk = (int) Math.max(1, Math.min(s.icg(), TILE_INPUT_BUDGET / perChannel));
+        imagesPerChunk = (int) Math.max(1, Math.min(s.n(), PLANE_BUDGET / imageStride));
+        panels = (ocg + 63) / 64;
+        pixelBlocks = (s.pixels() + PIXEL_BLOCK - 1) / PIXEL_BLOCK;
+        // Useful share of the multiply-adds in each orientation; the pixel rows also move each of a
+        // tile's 384 values once to transpose it, about the time of 32 K steps.
+        double lanesUseful = (double) s.pixels() / ((long) tiles * tileQ) * ocg / ((long) blocks * rows);
+        double rowsUseful = (double) ocg / (panels * 64) * s.pixels() / (Math.ceilDiv(s.pixels(), 6) * 6.0)
+                / (1 + 32.0 / s.k());
+        pixelRows = rows == 6 && rowsUseful > lanesUseful;
+        plain = plainCandidate && !pixelRows;
+        kChunk = pixelRows ? Math.max(1, Math.min(s.icg(), PANEL_K_BUDGET / taps)) * taps : icChunk * taps;
+        for (int c = 0; c < s.icg(); c++) {
+            for (int t = 0; t < taps; t++) {
+                int y = t / s.kw();
+                int x = t % s.kw();
+                long off = plain ? (long) c * tileQ
+                        : c * chanStride + (long) tapPhase[t] * hq * wq + (long) (y * s.dh() / s.sh()) * wq
+                                + x * s.dw() / s.sw();
+                kOff[c * taps + t] = Math.toIntExact(off);
+            }
+        }
+    }
+
+    /**
+     * Floats of the packed weights: per group and block of {@link #rows} channels, K rows of
+     * {@code rows} floats (pixel lanes), or per group and panel of 64 channels, K rows of 64 (pixel rows).
+     */
+    long packedLength() {
+        return pixelRows ? (long) s.groups() * panels * s.k() * 64 : (long) s.groups() * blocks * s.k() * rows;
+    }
+
+    /**
+     * Packs weights given by their strides in (o, i, h, w) order into {@code dst}: block b (panel p)
+     * of group g holds k-major rows {@code (i, h, w)} of its channels' values, zero past the group's channels.
+     */
+    void packWeights(MemorySegment w, long so, long si, long sh, long sw, float[] dst) {
+        int k = s.k();
+        int ocg = s.ocg();
+        int taps = s.kh() * s.kw();
+        int width = pixelRows ? 64 : rows;
+        int count = pixelRows ? panels : blocks;
+        for (int g = 0; g < s.groups(); g++) {
+            for (int b = 0; b < count; b++) {
+                int base = (g * count + b) * k * width;
+                for (int r = 0; r < width; r++) {
+                    int o = b * width + r;
+                    if (o >= ocg) {
+                        for (int kk = 0; kk < k; kk++) {
+                            dst[base + kk * width + r] = 0f;
+                        }
+                        continue;
+                    }
+                    long oo = (long) (g * ocg + o) * so;
+                    for (int i = 0; i < s.icg(); i++) {
+                        for (int y = 0; y < s.kh(); y++) {
+                            for (int x = 0; x < s.kw(); x++) {
+                                int kk = i * taps + y * s.kw() + x;
+                                dst[base + kk * width + r] = w.get(F, 4L * (oo + i * si + y * sh + x * sw));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /** Runs the convolution: {@code weights} packed by {@link #packWeights}. */
+    void run(MemorySegment src, float[] weights, MemorySegment dst, StoreChain.Bound post, WorkerPool pool) {
+        for (int img0 = 0; img0 < s.n(); img0 += imagesPerChunk) {
+            int imgs = Math.min(imagesPerChunk, s.n() - img0);
+            int first = img0;
+            float[] planes = plain ? null : Scratch.get().planes(imgs * imageStride + tileQ + 16);
+            if (!plain) {
+                forEach(pool, imgs * s.ic(), (from, to) -> {
+                    for (int i = from; i < to; i++) {
+                        fillPlanes(src, first + i / s.ic(), i % s.ic(), planes, (long) i * chanStride);
+                    }
+                });
+            }
+            if (pixelRows) {
+                runPixelRows(planes, first, imgs, weights, dst, post, pool);
+                continue;
+            }
+            // Tasks are (image, group, tile, channel block), blocks innermost: each thread's contiguous share
+            // is whole tiles but at its two ends, so shares are equal to a block and tiles stay hot.
+            forEach(pool, imgs * s.groups() * tiles * blocks, (from, to) -> {
+                Scratch sc = Scratch.get();
+                for (int u = from; u < to;) {
+                    int b0 = u % blocks;
+                    int rest = u / blocks;
+                    int tile = rest % tiles;
+                    int grp = rest / tiles % s.groups();
+                    int img = first + rest / tiles / s.groups();
+                    int b1 = Math.min(blocks, b0 + to - u);
+                    if (plain) {
+                        float[] panel = sc.panel(s.icg() * tileQ);
+                        int q0 = tile * tileQ;
+                        int lanes = Math.min(tileQ, qTotal - q0);
+                        long at = img * s.sN() + grp * s.icg() * s.sC() + q0;
+                        for (int c = 0; c < s.icg(); c++) {
+                            copy(src, at + c * s.sC(), panel, c * tileQ, lanes);
+                        }
+                        unit(panel, -q0, weights, dst, post, img, grp, tile, b0, b1, sc);
+                    } else {
+                        unit(planes, (img - first) * imageStride + grp * groupStride, weights, dst, post, img, grp,
+                                tile, b0, b1, sc);
+                    }
+                    u += b1 - b0;
+                }
+            });
+        }
+    }
+
+    /**
+     * One tile of pixel positions of image img and group grp, output channel blocks [b0, b1): the
+     * group's planes start at {@code planes[at]}.
+     */
+    private void unit(float[] planes, long at, float[] weights, MemorySegment dst, StoreChain.Bound post,
+            int img, int grp, int tile, int b0, int b1, Scratch sc) {
+        int q0 = tile * tileQ;
+        int segs = segments(q0, sc.segs);
+        int xOff = Math.toIntExact(at + q0);
+        int k = s.k();
+        for (int k0 = 0; k0 < k; k0 += kChunk) {
+            int kc = Math.min(kChunk, k - k0);
+            boolean accumulate = k0 > 0;
+            boolean finish = k0 + kc == k;
+            for (int b = b0; b < b1; b++) {
+                int aOff = ((grp * blocks + b) * k + k0) * rows;
+                if (rows == 6) {
+                    ConvKernels.rows6(weights, aOff, planes, xOff, kOff, k0, kc, sc.tile);
+                } else {
+                    ConvKernels.row1(weights, aOff, planes, xOff, kOff, k0, kc, sc.tile);
+                }
+                store(sc.tile, b, img, grp, segs, sc.segs, dst, post, accumulate, finish);
+            }
+        }
+    }
+
+    /**
+     * Pixel rows: tasks (image, group, block of 96 pixels, panel, six pixels), six pixels innermost,
+     * so shares are equal to six pixels and a panel stays hot over a block.
+     */
+    private void runPixelRows(float[] planes, int first, int imgs, float[] weights, MemorySegment dst,
+            StoreChain.Bound post, WorkerPool pool) {
+        int per = PIXEL_BLOCK / 6;
+        forEach(pool, imgs * s.groups() * pixelBlocks * panels * per, (from, to) -> {
+            Scratch sc = Scratch.get();
+            for (int u = from; u < to;) {
+                int g0 = u % per;
+                int rest = u / per;
+                int panel = rest % panels;
+                rest /= panels;
+                int block = rest % pixelBlocks;
+                int grp = rest / pixelBlocks % s.groups();
+                int img = first + rest / pixelBlocks / s.groups();
+                int g1 = Math.min(per, g0 + to - u);
+                int px0 = Math.min(s.pixels(), block * PIXEL_BLOCK + 6 * g0);
+                int px1 = Math.min(s.pixels(), block * PIXEL_BLOCK + 6 * g1);
+                if (px0 < px1) {
+                    pixelUnit(planes, (img - first) * imageStride + grp * groupStride, weights, dst, post, img, grp,
+                            panel, px0, px1, sc);
+                }
+                u += g1 - g0;
+            }
+        });
+    }
+
+    /** Output pixels [px0, px1) (at most a block) of image img and group grp against weight panel p. */
+    private void pixelUnit(float[] planes, long at, float[] weights, MemorySegment dst, StoreChain.Bound post, int img,
+            int grp, int p, int px0, int px1, Scratch sc) {
+        int k = s.k();
+        int ch0 = grp * s.ocg() + p * 64;
+        int cols = Math.min(64, s.ocg() - p * 64);
+        int count = px1 - px0;
+        float[] tile = sc.tile;
+        float[] stage = sc.stage;
+        for (int k0 = 0; k0 < k; k0 += kChunk) {
+            int kc = Math.min(kChunk, k - k0);
+            int bOff = ((grp * panels + p) * k + k0) * 64;
+            for (int px = px0; px < px1; px += 6) {
+                int n = Math.min(6, px1 - px);
+                int a0 = planePos(at, px);
+                int a1 = n > 1 ? planePos(at, px + 1) : a0;
+                int a2 = n > 2 ? planePos(at, px + 2) : a0;
+                int a3 = n > 3 ? planePos(at, px + 3) : a0;
+                int a4 = n > 4 ? planePos(at, px + 4) : a0;
+                int a5 = n > 5 ? planePos(at, px + 5) : a0;
+                ConvKernels.pixels6(planes, a0, a1, a2, a3, a4, a5, kOff, k0, kc, weights, bOff, tile);
+                // transposed into channel-major rows of the block
+                int col = px - px0;
+                for (int r = 0; r < n; r++) {
+                    for (int j = 0; j < cols; j++) {
+                        stage[j * PIXEL_BLOCK + col + r] = tile[r * 64 + j];
+                    }
+                }
+            }
+            boolean accumulate = k0 > 0;
+            boolean finish = k0 + kc == k;
+            for (int j = 0; j < cols; j++) {
+                long flat = ((long) img * s.oc() + ch0 + j) * s.pixels() + px0;
+                post.channelRun(stage, j * PIXEL_BLOCK, dst, flat, count, img, ch0 + j, accumulate, finish);
+            }
+        }
+    }
+
+    /** Where output pixel p's window starts in the planes of a group starting at {@code at}. */
+    private int planePos(long at, int p) {
+        int oy = p / s.ow();
+        return Math.toIntExact(at + (long) oy * wq + p - oy * s.ow());
+    }
+
+    /** Stores block b's tile: each channel row's runs, through the post-ops. */
+    private void store(float[] tile, int b, int img, int grp, int segs, int[] seg, MemorySegment dst,
+            StoreChain.Bound post, boolean accumulate, boolean finish) {
+        int oc0 = b * rows;
+        int mr = Math.min(rows, s.ocg() - oc0);
+        for (int r = 0; r < mr; r++) {
+            int ch = grp * s.ocg() + oc0 + r;
+            long chBase = ((long) img * s.oc() + ch) * s.pixels();
+            for (int g = 0; g < segs; g++) {
+                post.channelRun(tile, r * tileQ + seg[3 * g], dst, chBase + seg[3 * g + 1], seg[3 * g + 2], img, ch,
+                        accumulate, finish);
+            }
+        }
+    }
+
+    /**
+     * The output runs of a tile starting at position q0: (lane, output pixel index within the image,
+     * length) triples into {@code out}; returns how many.
+     */
+    private int segments(int q0, int[] out) {
+        int end = Math.min(q0 + tileQ, qTotal);
+        int q = q0;
+        int n = 0;
+        while (q < end) {
+            int oy = q / wq;
+            int ox = q - oy * wq;
+            if (ox >= s.ow()) {
+                q = (oy + 1) * wq;
+                continue;
+            }
+            int len = Math.min(s.ow() - ox, end - q);
+            out[3 * n] = q - q0;
+            out[3 * n + 1] = oy * s.ow() + ox;
+            out[3 * n + 2] = len;
+            n++;
+            q += len;
+        }
+        return n;
+    }
+
+    /** Writes the planes of channel c of image img from {@code at} in buf. */
+    private void fillPlanes(MemorySegment src, int img, int c, float[] buf, long at) {
+        long base = img * s.sN() + c * s.sC();
+        for (int ph = 0; ph < phases; ph++) {
+            fillPlane(src, base, phaseY[ph], phaseX[ph], buf, Math.toIntExact(at + (long) ph * hq * wq));
+        }
+    }
+
+    private void fillPlane(MemorySegment src, long base, int py, int px, float[] buf, int at) {
+        int sh = s.sh();
+        int sw = s.sw();
+        // columns X whose source column X*sw + px - pl lies inside the image
+        int x0 = (int) Math.max(0, Math.min(wq, Math.ceilDiv(s.pl() - px, sw)));
+        int x1 = (int) Math.max(x0, Math.min(wq, Math.ceilDiv(s.iw() + s.pl() - px, sw)));
+        for (int yq = 0; yq < hq; yq++) {
+            int row = at + yq * wq;
+            long y = (long) yq * sh + py - s.pt();
+            if (y < 0 || y >= s.ih() || x0 == x1) {
+                Arrays.fill(buf, row, row + wq, 0f);
+                continue;
+            }
+            Arrays.fill(buf, row, row + x0, 0f);
+            Arrays.fill(buf, row + x1, row + wq, 0f);
+            long rowBase = base + y * s.sH();
+            long firstX = (long) x0 * sw + px - s.pl();
+            if (sw == 1 && s.sW() == 1) {
+                copy(src, rowBase + firstX, buf, row + x0, x1 - x0);
+            } else if (s.sW() == 1) {
+                // the row's span once through a scratch array, then every sw-th value
+                int span = (x1 - x0 - 1) * sw + 1;
+                float[] tmp = Scratch.get().row(span);
+                copy(src, rowBase + firstX, tmp, 0, span);
+                for (int xq = x0, j = 0; xq < x1; xq++, j += sw) {
+                    buf[row + xq] = tmp[j];
+                }
+            } else {
+                long step = sw * s.sW();
+                long off = rowBase + firstX * s.sW();
+                for (int xq = x0; xq < x1; xq++, off += step) {
+                    buf[row + xq] = src.get(F, 4L * off);
+                }
+            }
+        }
+    }
+
+    /** Copies n floats from element offset off of a segment: vectors (short runs cost far less than a bulk copy call). */
+    static void copy(MemorySegment src, long off, float[] dst, int at, int n) {
+        long o = 4L * off;
+        int j = 0;
+        for (; j + 16 <= n; j += 16, o += 64) {
+            FloatVector.fromMemorySegment(ConvKernels.S, src, o, ORDER).intoArray(dst, at + j);
+        }
+        if (j < n) {
+            VectorMask<Float> m = ConvKernels.S.indexInRange(j, n);
+            FloatVector.fromMemorySegment(ConvKernels.S, src, o, ORDER, m).intoArray(dst, at + j, m);
+        }
+    }
+
+    static void forEach(WorkerPool pool, int tasks, WorkerPool.RangeBody body) {
+        if (pool == null) {
+            body.run(0, tasks);
+        } else {
+            pool.parallelFor(tasks, body);
+        }
+    }
+
+    /** Per-thread buffers: the input planes (of the thread running the primitive), a tile, its output runs. */
+    static final class Scratch {
+        private static final ThreadLocal<Scratch> LOCAL = ThreadLocal.withInitial(Scratch::new);
+        float[] planes = new float[0];
+        float[] packed = new float[0];
+        final float[] tile = new float[6 * 128];
+        final float[] stage = new float[64 * PIXEL_BLOCK];
+        final int[] segs = new int[3 * 129];
+        float[] row = new float[0];
+        float[] panel = new float[0];
+
+        static Scratch get() {
+            return LOCAL.get();
+        }
+
+        float[] planes(long length) {
+            if (planes.length < length) {
+                planes = new float[Math.toIntExact(length)];
+            }
+            return planes;
+        }
+
+        float[] panel(int length) {
+            if (panel.length < length) {
+                panel = new float[length];
+            }
+            return panel;
+        }
+
+        float[] row(int length) {
+            if (row.length < length) {
+                row = new float[length];
+            }
+            return row;
+        }
+
+        float[] packed(long length) {
+            if (packed.length < length) {
+                packed = new float[Math.toIntExact(length)];
+            }
+            return packed;
+        }
+    }
+}
