@@ -166,6 +166,9 @@ public final class PartitaLauncher {
         config.put("felix.fileinstall.noInitialDelay", "true");
         config.put("felix.fileinstall.log.level", "2");
         config.put("felix.fileinstall.filter", ".*\\.(cfg|config)");
+        // The .cfg files belong to the operator: FileInstall must not write configurations back into
+        // them (its write-back races with edits and can undo a change made moments later).
+        config.put("felix.fileinstall.enableConfigSave", "false");
         config.put("gosh.args", interactive ? "" : "--nointeractive");
         config.put("partita.home", home.toString());
         for (String key : System.getProperties().stringPropertyNames()) {

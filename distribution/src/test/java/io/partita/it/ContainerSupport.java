@@ -52,6 +52,7 @@ final class ContainerSupport {
         options.add(frameworkProperty("felix.fileinstall.dir").value(confDir.toString()));
         options.add(frameworkProperty("felix.fileinstall.poll").value("200"));
         options.add(frameworkProperty("felix.fileinstall.noInitialDelay").value("true"));
+        options.add(frameworkProperty("felix.fileinstall.enableConfigSave").value("false"));
         options.add(systemProperty("org.ops4j.pax.logging.DefaultServiceLog.level").value("WARN"));
         options.add(systemProperty("org.slf4j.simpleLogger.defaultLogLevel").value("warn"));
         return options.toArray(Option[]::new);

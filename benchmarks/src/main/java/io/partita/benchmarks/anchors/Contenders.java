@@ -9,16 +9,7 @@ import java.util.Map;
  * look their contender up here by name, so a contender must be registered in this class (not at
  * run time from the parent).
  *
- * <h2>Adding Partita</h2>
- * Partita's side is not implemented here. To add it, write a {@code PartitaContender implements
- * Contender} in this package (build the graph for the {@link Case} with the constant weights in
- * {@code prepare}, execute it in {@code runOnce}, copy the output out in {@code output}, honour the
- * thread count passed to the factory), add the module it needs to {@code benchmarks/pom.xml}, and
- * add one line below:
- * <pre>{@code
- *     m.put(PARTITA, PartitaContender::new);
- * }</pre>
- * From then on {@code anchors} runs it by default, and each case line gets
+ * <p>{@code anchors} runs every registered contender by default; each case line gets
  * {@code ratio_vs_onednn} and {@code ratio_vs_ort} (Partita's throughput divided by theirs).
  */
 public final class Contenders {
@@ -31,7 +22,7 @@ public final class Contenders {
 
     static {
         Map<String, Contender.Factory> m = new LinkedHashMap<>();
-        // m.put(PARTITA, PartitaContender::new);   <- the hook for Partita (see the class comment)
+        m.put(PARTITA, PartitaContender::new);
         m.put(ONEDNN, OneDnnContender::new);
         m.put(ORT, OrtContender::new);
         REGISTRY = Collections.unmodifiableMap(m);
