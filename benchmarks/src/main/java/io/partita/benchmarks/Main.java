@@ -14,12 +14,14 @@ import org.openjdk.jmh.runner.options.TimeValue;
 
 import io.partita.benchmarks.anchors.AnchorsCommand;
 import io.partita.benchmarks.cache.ConstantCacheHitBenchmark;
+import io.partita.benchmarks.primitive.PrimitiveCreationBenchmark;
 
 /**
  * Runs Partita's benchmarks and prints one line per case with the ratio against its anchor
  * measured in the same run. {@code java -jar benchmarks.jar cache} runs the cache hit path with 1
  * and 2 threads; {@code java -jar benchmarks.jar anchors [...]} compares Partita with native oneDNN
- * and ONNX Runtime on matmul, conv and MLP cases (see {@link AnchorsCommand}); other arguments are
+ * and ONNX Runtime on matmul, conv and MLP cases (see {@link AnchorsCommand}); {@code primitive}
+ * measures compiling a partition whose primitive the DNNL-style backend has cached; other arguments are
  * passed to JMH.
  */
 public final class Main {
@@ -29,6 +31,10 @@ public final class Main {
     public static void main(String[] args) throws RunnerException, java.io.IOException, InterruptedException {
         if (args.length > 0 && args[0].equals("anchors")) {
             System.exit(AnchorsCommand.run(java.util.Arrays.copyOfRange(args, 1, args.length)));
+        }
+        if (args.length > 0 && args[0].equals("primitive")) {
+            primitive();
+            return;
         }
         if (args.length > 0 && !args[0].equals("cache")) {
             org.openjdk.jmh.Main.main(args);
@@ -54,6 +60,27 @@ public final class Main {
         }
         System.out.println();
         lines.forEach(System.out::println);
+    }
+
+    /** Compile cost with a cached primitive, against the graph work it includes (1 thread). */
+    private static void primitive() throws RunnerException {
+        Collection<RunResult> results = new Runner(new OptionsBuilder()
+                .include(PrimitiveCreationBenchmark.class.getName() + ".*")
+                .forks(1)
+                .warmupIterations(5).warmupTime(TimeValue.seconds(1))
+                .measurementIterations(8).measurementTime(TimeValue.seconds(1))
+                .jvmArgsAppend("--add-modules", "jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED",
+                        "-Dpartita.dnnl.warmup=false", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn")
+                .build()).run();
+        double anchor = score(results, "partitionOnly");
+        double cached = score(results, "compileCachedPrimitive");
+        double fresh = score(results, "compileNewPrimitive");
+        System.out.println();
+        System.out.println(String.format(Locale.ROOT,
+                "graph build + partition (anchor) %7.1f us%n"
+                        + "  + compile, primitive cached  %7.1f us  (compile itself %6.1f us, ratio to anchor %.2f)%n"
+                        + "  + compile, new primitive     %7.1f us  (compile itself %6.1f us, ratio to anchor %.2f)",
+                anchor, cached, cached - anchor, cached / anchor, fresh, fresh - anchor, fresh / anchor));
     }
 
     private static double score(Collection<RunResult> results, String method) {

@@ -92,9 +92,10 @@ public final class DnnlBackend implements Backend {
 
     @Override
     public Kernel compile(CompileRequest request) {
-        Object desc = Planner.describe(request);
+        DenseOutputs relay = DenseOutputs.of(request);
+        Object desc = Planner.describe(relay == null ? request : relay.plannedRequest(request));
         Primitive p = primitives.getOrCreate(new PrimitiveKey(ID, desc), key -> Planner.create(key.desc()));
-        return new DnnlKernel(this, p, request);
+        return new DnnlKernel(this, p, request, relay);
     }
 
     /** The worker pool of an engine, sized by {@link DnnlSettings#threads()} (rebuilt when that changes). */

@@ -1,5 +1,6 @@
 package io.partita.backend.dnnl.internal;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
@@ -34,6 +35,7 @@ final class DnnlKernel implements Kernel {
     private final List<LogicalTensor> inputs;
     private final int engineIndex;
     private final ConstantTensorCache cache;
+    private final DenseOutputs relay; // null: every output is dense
 
     /** Which memory a constant input lives in: a native address, or a heap array compared by identity. */
     record DataHandle(Object heapBase, long address, long byteSize) {
@@ -56,7 +58,8 @@ final class DnnlKernel implements Kernel {
     record ConstantKey(long kernel, int input, String form, LogicalTensor tensor, DataHandle data) {
     }
 
-    DnnlKernel(DnnlBackend backend, Primitive primitive, CompileRequest request) {
+    DnnlKernel(DnnlBackend backend, Primitive primitive, CompileRequest request, DenseOutputs relay) {
+        this.relay = relay;
         this.backend = backend;
         this.primitive = primitive;
         this.inputs = request.inputs();
@@ -68,9 +71,17 @@ final class DnnlKernel implements Kernel {
     @Override
     public void execute(Stream stream, List<Tensor> in, List<Tensor> out) {
         WorkerPool pool = sharedAcrossThreads(in, out) ? backend.pool(engineIndex) : null;
-        Invocation inv = new Invocation(in, out, pool, (input, form, bytes, producer) -> constant(in, input, form,
-                bytes, producer));
-        primitive.execute(inv);
+        if (relay == null) {
+            primitive.execute(new Invocation(in, out, pool, (input, form, bytes, producer) -> constant(in, input,
+                    form, bytes, producer)));
+            return;
+        }
+        try (Arena arena = Arena.ofShared()) {
+            List<Tensor> scratch = relay.scratch(out, arena);
+            primitive.execute(new Invocation(in, scratch, pool, (input, form, bytes, producer) -> constant(in, input,
+                    form, bytes, producer)));
+            relay.copyBack(scratch, out, pool);
+        }
     }
 
     private Lease constant(List<Tensor> in, int input, String form, long bytes, BufferProducer producer) {

@@ -8,6 +8,7 @@ import java.util.List;
 
 import io.partita.backend.dnnl.internal.exec.WorkerPool;
 import io.partita.graph.DataType;
+import io.partita.graph.LogicalTensor;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.ShortVector;
@@ -24,7 +25,7 @@ import jdk.incubator.vector.VectorSpecies;
  * conversions; a transpose (unit stride on different dims of the two sides) goes tile by tile so
  * both sides stay in cache.
  */
-final class StridedCopy {
+public final class StridedCopy {
     private static final VectorSpecies<Float> S = FloatVector.SPECIES_512;
     private static final VectorSpecies<Short> SH = ShortVector.SPECIES_256;
     private static final VectorSpecies<Integer> I = IntVector.SPECIES_512;
@@ -187,6 +188,17 @@ final class StridedCopy {
 
     static int size(int code) {
         return code == F32 ? 4 : 2;
+    }
+
+    /**
+     * Copies a dense tensor with {@code dst}'s dims and data type into {@code out}, laid out with
+     * {@code dst}'s strides (a primitive's dense result relayed into a strided partition output).
+     */
+    public static void denseInto(MemorySegment dense, LogicalTensor dst, MemorySegment out, WorkerPool pool) {
+        long[] dims = dst.dims();
+        Plan p = plan(dims, LogicalTensor.denseStrides(dims), dims, dst.strides());
+        int t = code(dst.dataType());
+        run(p, dense, 0, t, out, 0, t, pool);
     }
 
     /**

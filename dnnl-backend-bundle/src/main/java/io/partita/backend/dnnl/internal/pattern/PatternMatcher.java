@@ -148,9 +148,6 @@ public final class PatternMatcher {
         if (!allF32(op)) {
             return false;
         }
-        if (!ANY_OUTPUT_STRIDES.contains(op.kind()) && !denseOrUnset(op.outputs())) {
-            return false;
-        }
         return switch (op.kind()) {
             case Convolution -> op.input(0).ndims() == 4;
             case MaxPool, AvgPool -> op.input(0).ndims() >= 3 && op.input(0).ndims() <= 5;
@@ -160,23 +157,6 @@ public final class PatternMatcher {
             case ReduceSum, ReduceMean -> op.inputs().size() == 1;
             default -> true;
         };
-    }
-
-    /**
-     * Kinds whose primitive writes any output strides (the copies). Every other primitive writes
-     * its output densely, so an op whose output declares other strides is left to the reference.
-     */
-    private static final Set<OpKind> ANY_OUTPUT_STRIDES = Set.of(OpKind.Reorder, OpKind.TypeCast,
-            OpKind.StaticReshape, OpKind.StaticTranspose, OpKind.Concat);
-
-    /** No output declares a non-dense strided layout (any/undef layouts are made dense at compilation). */
-    private static boolean denseOrUnset(List<LogicalTensor> outputs) {
-        for (LogicalTensor t : outputs) {
-            if (t.layoutType() == io.partita.graph.LayoutType.STRIDED && t.isConcrete() && !t.isDense()) {
-                return false;
-            }
-        }
-        return true;
     }
 
     private static boolean floatTypes(Op op) {
