@@ -36,21 +36,30 @@ final class DnnlKernel implements Kernel {
     private final int engineIndex;
     private final ConstantTensorCache cache;
     private final DenseOutputs relay; // null: every output is dense
+    /** Keys this kernel put into the constant cache, to drop them once their memory is released. */
+    private final java.util.Set<CacheKey> added = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
-    /** Which memory a constant input lives in: a native address, or a heap array compared by identity. */
-    record DataHandle(Object heapBase, long address, long byteSize) {
+    /**
+     * Which memory a constant input lives in: a native address, or a heap array compared by
+     * identity, and the memory's scope (its arena). Freed memory is often handed out again at the
+     * same address; the scope tells a new arena's tensor from the old one's, so a new graph or run
+     * does not pick up weights packed from memory that has since been released and reused.
+     */
+    record DataHandle(Object heapBase, long address, long byteSize, MemorySegment.Scope scope) {
         static DataHandle of(MemorySegment s) {
-            return new DataHandle(s.heapBase().orElse(null), s.isNative() ? s.address() : 0, s.byteSize());
+            return new DataHandle(s.heapBase().orElse(null), s.isNative() ? s.address() : 0, s.byteSize(), s.scope());
         }
 
         @Override
         public boolean equals(Object o) {
-            return o instanceof DataHandle h && h.heapBase == heapBase && h.address == address && h.byteSize == byteSize;
+            return o instanceof DataHandle h && h.heapBase == heapBase && h.address == address && h.byteSize == byteSize
+                    && h.scope == scope;
         }
 
         @Override
         public int hashCode() {
-            return Long.hashCode(address) * 31 + System.identityHashCode(heapBase) + Long.hashCode(byteSize);
+            return Long.hashCode(address) * 31 + System.identityHashCode(heapBase) + Long.hashCode(byteSize)
+                    + 17 * System.identityHashCode(scope);
         }
     }
 
@@ -92,7 +101,21 @@ final class DnnlKernel implements Kernel {
         CacheKey key = new CacheKey(DnnlBackend.ID, new ConstantKey(id, input, form, t.logicalTensor(),
                 DataHandle.of(t.data())));
         // Recomputing a packed tensor costs about a read and a write of it.
-        return cache.getOrAdd(key, bytes, 2 * bytes, producer, null);
+        return cache.getOrAdd(key, bytes, 2 * bytes, () -> {
+            // a miss: entries packed from memory whose arena has closed can never be hit again
+            dropReleased();
+            added.add(key);
+            return producer.produce();
+        }, null);
+    }
+
+    private void dropReleased() {
+        for (CacheKey k : added) {
+            if (!((ConstantKey) k.backendKey()).data().scope().isAlive()) {
+                cache.removeIfExist(k);
+                added.remove(k);
+            }
+        }
     }
 
     /** Tensors in a confined arena can only be touched by their owner: then the caller runs alone. */

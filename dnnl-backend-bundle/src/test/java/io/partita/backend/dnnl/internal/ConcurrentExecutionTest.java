@@ -122,6 +122,32 @@ class ConcurrentExecutionTest {
         assertEquals(4, s.entries(), s.describe());
     }
 
+    /**
+     * Weights in an arena that is closed, then new weights in a new arena (the allocator often
+     * hands out the same address again): each round must use its own weights, and the entries of
+     * released memory leave the cache.
+     */
+    @Test
+    void weightsInReleasedMemoryAreNeverReused() {
+        Graph g = graph(ConcurrentExecutionTest::matmulBiasRelu);
+        Partition p = single(g);
+        CompiledPartition cp = p.compile(p.inputs(), p.outputs(), engine);
+        java.util.Set<Long> addresses = new java.util.HashSet<>();
+        int rounds = 12;
+        for (int round = 0; round < rounds; round++) {
+            try (Arena arena = Arena.ofShared()) {
+                Map<Long, Tensor> in = RandomInputs.forGraph(g, engine, arena, 40 + round);
+                addresses.add(in.get(1L).data().address());
+                check(g, p, cp, in, arena);
+            }
+        }
+        CacheStats s = stats();
+        assertEquals(rounds, s.misses(), "one preparation per round: " + s.describe());
+        // the packed weights of the last round stay; earlier rounds' were dropped on the next miss
+        assertEquals(1, s.entries(), "entries of released memory are dropped: " + s.describe() + ", weights at "
+                + addresses.size() + " distinct addresses");
+    }
+
     private void hammer(Consumer<Graph> build) throws Exception {
         Graph g = graph(build);
         Partition p = single(g);
