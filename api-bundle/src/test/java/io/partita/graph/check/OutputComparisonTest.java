@@ -34,4 +34,13 @@ class OutputComparisonTest {
         assertFalse(OutputComparison.compare(new double[] {Double.POSITIVE_INFINITY}, new double[] {1e30}, 1, 1).matches());
         assertFalse(OutputComparison.compare(new double[] {1, 2}, new double[] {1}, 1, 1).matches());
     }
+
+    @Test
+    void quantizedOutputsMayDifferByOneStepOnly() {
+        double[] t = OutputComparison.tolerance(io.partita.graph.DataType.S8);
+        assertTrue(OutputComparison.compare(new double[] {-1, 5, 127}, new double[] {0, 4, 127}, t[0], t[1]).matches());
+        assertFalse(OutputComparison.compare(new double[] {-1, 5}, new double[] {1, 5}, t[0], t[1]).matches());
+        double[] exact = OutputComparison.tolerance(io.partita.graph.DataType.S32);
+        assertFalse(OutputComparison.compare(new double[] {7}, new double[] {8}, exact[0], exact[1]).matches());
+    }
 }
