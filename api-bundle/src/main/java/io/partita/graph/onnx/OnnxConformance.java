@@ -74,16 +74,34 @@ public final class OnnxConformance {
             return m;
         }
 
-        /** A text table: one line per op, then the totals. */
+        /** Per op: passing tests in which a backend other than the reference ran at least one partition. */
+        public Map<String, Long> passedOnOtherBackends() {
+            Map<String, Long> m = new TreeMap<>();
+            for (CaseResult c : cases) {
+                boolean other = c.backends().stream().anyMatch(b -> !b.equals("reference"));
+                if (c.status() == Status.PASS && other) {
+                    m.merge(c.op(), 1L, Long::sum);
+                }
+            }
+            return m;
+        }
+
+        /**
+         * A text table: one line per op, then the totals; column "other backend" counts passing tests
+         * with at least one partition on a backend other than the reference.
+         */
         public String table() {
             StringBuilder sb = new StringBuilder();
-            sb.append(String.format(Locale.ROOT, "%-32s %5s %11s %5s%n", "op", "pass", "unsupported", "fail"));
+            Map<String, Long> other = passedOnOtherBackends();
+            String fmt = "%-32s %5s %11s %5s %14s%n";
+            sb.append(String.format(Locale.ROOT, fmt, "op", "pass", "unsupported", "fail", "other backend"));
             for (Map.Entry<String, long[]> e : perOp().entrySet()) {
                 long[] v = e.getValue();
-                sb.append(String.format(Locale.ROOT, "%-32s %5d %11d %5d%n", e.getKey(), v[0], v[1], v[2]));
+                sb.append(String.format(Locale.ROOT, fmt, e.getKey(), v[0], v[1], v[2],
+                        other.getOrDefault(e.getKey(), 0L)));
             }
-            sb.append(String.format(Locale.ROOT, "%-32s %5d %11d %5d%n", "total", count(Status.PASS),
-                    count(Status.UNSUPPORTED), count(Status.FAIL)));
+            sb.append(String.format(Locale.ROOT, fmt, "total", count(Status.PASS), count(Status.UNSUPPORTED),
+                    count(Status.FAIL), other.values().stream().mapToLong(Long::longValue).sum()));
             return sb.toString();
         }
     }

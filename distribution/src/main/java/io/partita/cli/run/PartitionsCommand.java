@@ -18,7 +18,7 @@ public final class PartitionsCommand implements Callable<Integer> {
     private final GraphRuntime runtime;
     private final PrintStream out;
 
-    @Parameters(index = "0", paramLabel = "GRAPH.json", description = "oneDNN graph JSON file")
+    @Parameters(index = "0", paramLabel = "GRAPH", description = "oneDNN graph JSON file or ONNX model (.onnx)")
     Path file;
 
     @Option(names = "--policy", defaultValue = "fusion", description = "fusion or debug (default: ${DEFAULT-VALUE})",

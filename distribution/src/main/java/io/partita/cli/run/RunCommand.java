@@ -35,7 +35,7 @@ public final class RunCommand implements Callable<Integer> {
     private final GraphRuntime runtime;
     private final PrintStream out;
 
-    @Parameters(index = "0", paramLabel = "GRAPH.json", description = "oneDNN graph JSON file")
+    @Parameters(index = "0", paramLabel = "GRAPH", description = "oneDNN graph JSON file, or an ONNX model (.onnx: initializers keep their values, other inputs are random)")
     Path file;
 
     @Option(names = "--iterations", defaultValue = "10", description = "timed iterations after the first (default: ${DEFAULT-VALUE})")
@@ -107,7 +107,8 @@ public final class RunCommand implements Callable<Integer> {
         List<Partition> parts = g.graph().partitions(policy);
         try (Arena arena = Arena.ofShared(); CompiledGraph cg = runtime.compile(g.graph(), policy, engine)) {
             Report.partitions(out, policy, parts, cg);
-            Map<Long, Tensor> inputs = RandomInputs.forGraph(g.graph(), engine, arena, seed);
+            Map<Long, Tensor> inputs = new java.util.LinkedHashMap<>(RandomInputs.forGraph(g.graph(), engine, arena, seed));
+            g.useModelConstants(inputs, engine, arena);
             Stream stream = new Stream(engine);
             ConstantActivity before = ConstantActivity.of(caches, engine);
             long t0 = System.nanoTime();
@@ -146,7 +147,7 @@ public final class RunCommand implements Callable<Integer> {
     /** Runs the same graph on the reference backend alone and compares every output. */
     private int check(LoadedGraph g, Map<Long, Tensor> inputs, Map<Long, Tensor> outputs, Engine engine) {
         GraphRuntime reference = GraphRuntime.referenceOnly();
-        LoadedGraph ref = LoadedGraph.of(reference, g.file(), g.description());
+        LoadedGraph ref = LoadedGraph.of(reference, g.file(), g.description(), g.onnx());
         try (CompiledGraph rcg = reference.compile(ref.graph(), PartitionPolicy.DEBUG, engine)) {
             Map<Long, Tensor> expected = rcg.execute(new Stream(engine), inputs);
             boolean ok = true;
