@@ -3,6 +3,7 @@ package io.partita.graph.onnx;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 
 import io.partita.runtime.onnx.GraphImporter;
 import io.partita.runtime.onnx.TensorValues;
@@ -26,13 +27,25 @@ public final class OnnxModels {
 
     /** @throws OnnxImportException naming the file and the offending item */
     public static OnnxModel read(Path file) {
-        return read(readBytes(file), file.toString());
+        return read(readBytes(file), file.toString(), Map.of());
+    }
+
+    /**
+     * Reads a model whose graph inputs have symbolic dims (e.g. a batch dim {@code N}): each symbolic
+     * dim takes its value from {@code dimValues} (by dim_param name); one without a value is reported.
+     */
+    public static OnnxModel read(Path file, Map<String, Long> dimValues) {
+        return read(readBytes(file), file.toString(), dimValues);
     }
 
     /** Reads a model from bytes; {@code source} names it in messages. */
     public static OnnxModel read(byte[] bytes, String source) {
+        return read(bytes, source, Map.of());
+    }
+
+    public static OnnxModel read(byte[] bytes, String source, Map<String, Long> dimValues) {
         try {
-            return GraphImporter.importModel(ModelDecoder.decode(bytes, source), source);
+            return GraphImporter.importModel(ModelDecoder.decode(bytes, source), source, dimValues);
         } catch (OnnxFormatException e) {
             throw new OnnxImportException(e.getMessage(), e);
         }

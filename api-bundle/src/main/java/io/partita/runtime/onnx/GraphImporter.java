@@ -39,7 +39,7 @@ public final class GraphImporter {
     private GraphImporter() {
     }
 
-    public static OnnxModel importModel(ModelProto model, String source) {
+    public static OnnxModel importModel(ModelProto model, String source, Map<String, Long> dimValues) {
         Long opsetBoxed = model.opsets().get("");
         if (opsetBoxed == null) {
             throw new OnnxImportException(source + ": the model imports no version of the default operator set "
@@ -71,7 +71,7 @@ public final class GraphImporter {
             if (initNames.contains(in.name())) {
                 continue; // an initializer listed as input (IR < 4 style): its default value is used
             }
-            LogicalTensor t = LogicalTensor.of(nextId++, inputType(in, source, opset), inputDims(in, opset));
+            LogicalTensor t = LogicalTensor.of(nextId++, inputType(in, source, opset), inputDims(in, opset, dimValues));
             ctx.defineInput(in.name(), t);
             inputs.put(in.name(), t.id());
             inputPorts.add(t.id());
@@ -161,17 +161,22 @@ public final class GraphImporter {
         return dt;
     }
 
-    private static long[] inputDims(ValueInfoProto in, long opset) {
+    private static long[] inputDims(ValueInfoProto in, long opset, Map<String, Long> dimValues) {
         if (!in.hasShape()) {
             throw new UnsupportedOnnxException("graph input", opset, "'" + in.name() + "'",
                     "its shape is not given (unknown rank)");
         }
-        long[] d = in.dims();
+        long[] d = in.dims().clone();
         for (int i = 0; i < d.length; i++) {
+            String param = in.dimParams()[i];
+            if (d[i] < 0 && param != null && dimValues.containsKey(param)) {
+                d[i] = dimValues.get(param);
+            }
             if (d[i] < 0) {
                 throw new UnsupportedOnnxException("graph input", opset, "'" + in.name() + "'",
-                        "dim " + i + (in.dimParams()[i] != null ? " ('" + in.dimParams()[i] + "')" : "")
-                                + " is symbolic; only concrete input shapes are supported");
+                        "dim " + i + (param != null ? " ('" + param + "')" : "")
+                                + " is symbolic and has no value; give it one"
+                                + (param != null ? " (partita: --dim " + param + "=VALUE)" : ""));
             }
         }
         return d;

@@ -71,17 +71,34 @@ final class PoolNormTranslators {
                 .attr("rounding_type", ceil ? "ceil" : "floor")));
     }
 
+    /**
+     * Inference maps to BatchNormInference. training_mode = 1 maps to BatchNormForwardTraining,
+     * whose running statistics follow ONNX's formula (running = momentum * input + (1 - momentum) *
+     * batch, with the biased batch variance); its batch_mean / batch_variance outputs are unused.
+     */
     private static void batchNorm(ImportContext ctx) {
-        if (ctx.intAttr("training_mode", 0) != 0 || ctx.hasOutput(1) || ctx.hasOutput(2)) {
-            throw ctx.unsupported("training_mode = 1 (batch statistics and running-statistics outputs); "
-                    + "only inference is translated");
-        }
-        ctx.floatAttr("momentum", 0.9f); // only used in training mode
+        boolean training = ctx.intAttr("training_mode", 0) != 0;
+        float momentum = ctx.floatAttr("momentum", 0.9f);
         float eps = ctx.floatAttr("epsilon", 1e-5f);
         LogicalTensor x = ctx.input(0);
-        List<LogicalTensor> ins = List.of(x, ctx.input(1), ctx.input(2), ctx.input(3), ctx.input(4));
-        ctx.setOutput(0, ctx.emit1(OpKind.BatchNormInference, ins, x.dataType(),
-                b -> b.attr("epsilon", eps).attr("data_format", "NCX")));
+        if (!training) {
+            if (ctx.hasOutput(1) || ctx.hasOutput(2)) {
+                throw ctx.invalid("running_mean / running_var outputs are only defined with training_mode = 1");
+            }
+            List<LogicalTensor> ins = List.of(x, ctx.input(1), ctx.input(2), ctx.input(3), ctx.input(4));
+            ctx.setOutput(0, ctx.emit1(OpKind.BatchNormInference, ins, x.dataType(),
+                    b -> b.attr("epsilon", eps).attr("data_format", "NCX")));
+            return;
+        }
+        LogicalTensor mean = ctx.input(3);
+        DataType st = mean.dataType();
+        List<LogicalTensor> ins = List.of(x, mean, ctx.input(4), ctx.input(1), ctx.input(2));
+        List<LogicalTensor> outs = ctx.emit(OpKind.BatchNormForwardTraining, ins,
+                new DataType[] {x.dataType(), st, st, st, st},
+                b -> b.attr("epsilon", eps).attr("momentum", momentum).attr("data_format", "NCX"));
+        for (int i = 0; i < 3; i++) {
+            ctx.setOutput(i, outs.get(i));
+        }
     }
 
     /**

@@ -80,6 +80,16 @@ final class OnnxBytes {
                 .message(2, message().message(1, message().int64(1, elemType).message(2, shape)));
     }
 
+    /** A tensor value info whose dims are numbers (dim_value) or names (dim_param). */
+    static OnnxBytes valueInfoSymbolic(String name, int elemType, Object... dims) {
+        OnnxBytes shape = message();
+        for (Object d : dims) {
+            shape.message(1, d instanceof String p ? message().string(2, p) : message().int64(1, (Long) d));
+        }
+        return message().string(1, name)
+                .message(2, message().message(1, message().int64(1, elemType).message(2, shape)));
+    }
+
     /** A FLOAT initializer with raw_data. */
     static OnnxBytes floatTensor(String name, long[] dims, float... values) {
         ByteBuffer b = ByteBuffer.allocate(values.length * 4).order(ByteOrder.LITTLE_ENDIAN);

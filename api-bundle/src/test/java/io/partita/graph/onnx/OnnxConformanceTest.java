@@ -49,8 +49,6 @@ class OnnxConformanceTest {
                 "test_averagepool_3d_dilations_small")) {
             m.put(t, "AvgPool has no dilations");
         }
-        m.put("test_batchnorm_epsilon_training_mode", "training_mode = 1");
-        m.put("test_batchnorm_example_training_mode", "training_mode = 1");
         m.put("test_maxpool_with_argmax_2d_precomputed_strides", "gives no indices");
         // Axes as a run-time input: the output shape would only be known at execution.
         for (String t : List.of("test_reduce_mean_default_axes_keepdims_example",

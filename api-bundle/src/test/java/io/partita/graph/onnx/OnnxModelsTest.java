@@ -181,4 +181,17 @@ class OnnxModelsTest {
         OnnxModel m = OnnxModels.read(model(13, g).toByteArray(), "erf.onnx");
         assertEquals(List.of(OpKind.PartitaErf), m.extensionOps());
     }
+
+    @Test
+    void symbolicInputDimsTakeGivenValuesOrAreReported() {
+        OnnxBytes g = graph(list(node("Relu", List.of("X"), List.of("Y"))), list(),
+                list(OnnxBytes.valueInfoSymbolic("X", FLOAT, "N", 4L)), list(OnnxBytes.valueInfoSymbolic("Y", FLOAT, "N", 4L)));
+        byte[] bytes = model(14, g).toByteArray();
+        UnsupportedOnnxException e = assertThrows(UnsupportedOnnxException.class, () -> OnnxModels.read(bytes, "t.onnx"));
+        assertTrue(e.getMessage().contains("dim 0 ('N') is symbolic") && e.getMessage().contains("--dim N=VALUE"),
+                e.getMessage());
+        OnnxModel m = OnnxModels.read(bytes, "t.onnx", Map.of("N", 3L));
+        LogicalTensor y = m.graph().ops().get(0).output(0);
+        assertArrayEquals(new long[] {3, 4}, y.dims());
+    }
 }

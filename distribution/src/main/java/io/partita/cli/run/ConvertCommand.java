@@ -42,6 +42,10 @@ public final class ConvertCommand implements Callable<Integer> {
             description = "also write the constant inputs' values (initializers) into DIR: tensor_<id>.bin + constants.json")
     Path constantsDir;
 
+    @Option(names = "--dim", paramLabel = "NAME=VALUE",
+            description = "value of a symbolic input dim of an ONNX model (e.g. --dim N=8); repeatable")
+    java.util.Map<String, Long> dims;
+
     public ConvertCommand(PrintStream out) {
         this.out = out;
     }
@@ -54,7 +58,7 @@ public final class ConvertCommand implements Callable<Integer> {
         }
         OnnxModel m;
         try {
-            m = OnnxModels.read(model);
+            m = OnnxModels.read(model, dims == null ? java.util.Map.of() : dims);
         } catch (PartitaException e) {
             out.println("partita: " + e.getMessage());
             return 2;

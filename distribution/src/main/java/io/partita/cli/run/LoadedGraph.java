@@ -29,6 +29,11 @@ record LoadedGraph(Path file, GraphDescription description, Graph graph, io.part
 
     /** Loads and finalizes for an engine kind; errors carry the file name and what is wrong. */
     static LoadedGraph load(GraphRuntime runtime, Path file, io.partita.graph.EngineKind kind) {
+        return load(runtime, file, kind, Map.of());
+    }
+
+    /** @param dims values of an ONNX model's symbolic input dims, by name */
+    static LoadedGraph load(GraphRuntime runtime, Path file, io.partita.graph.EngineKind kind, Map<String, Long> dims) {
         if (!Files.isRegularFile(file)) {
             throw new BadInputException("no such graph file: " + file);
         }
@@ -36,7 +41,7 @@ record LoadedGraph(Path file, GraphDescription description, Graph graph, io.part
         OnnxModel onnx = null;
         try {
             if (isOnnx(file)) {
-                onnx = OnnxModels.read(file);
+                onnx = OnnxModels.read(file, dims == null ? Map.of() : dims);
                 d = onnx.graph();
             } else {
                 d = GraphJson.parse(file);

@@ -25,6 +25,10 @@ public final class PartitionsCommand implements Callable<Integer> {
             converter = PolicyConverter.class)
     PartitionPolicy policy;
 
+    @Option(names = "--dim", paramLabel = "NAME=VALUE",
+            description = "value of a symbolic input dim of an ONNX model (e.g. --dim N=8); repeatable")
+    java.util.Map<String, Long> dims;
+
     public PartitionsCommand(GraphRuntime runtime, PrintStream out) {
         this.runtime = runtime;
         this.out = out;
@@ -33,7 +37,7 @@ public final class PartitionsCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         try {
-            LoadedGraph g = LoadedGraph.load(runtime, file, null);
+            LoadedGraph g = LoadedGraph.load(runtime, file, null, dims);
             out.println("graph: " + g.summary());
             List<Partition> parts = g.graph().partitions(policy);
             Report.partitions(out, policy, parts, null);

@@ -55,6 +55,10 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "--check", description = "compare every output with the reference backend; exit 1 on mismatch")
     boolean check;
 
+    @Option(names = "--dim", paramLabel = "NAME=VALUE",
+            description = "value of a symbolic input dim of an ONNX model (e.g. --dim N=8); repeatable")
+    java.util.Map<String, Long> dims;
+
     @Option(names = "--seed", defaultValue = "42", description = "seed of the random inputs (default: ${DEFAULT-VALUE})")
     long seed;
 
@@ -98,7 +102,7 @@ public final class RunCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new BadInputException("--engine: " + e.getMessage());
         }
-        LoadedGraph g = LoadedGraph.load(runtime, file, kind);
+        LoadedGraph g = LoadedGraph.load(runtime, file, kind, dims);
         out.println("graph: " + g.summary());
         if (g.writtenFor() != kind) {
             out.println("note: the file was written for " + g.writtenFor() + "; running on " + kind + " (--engine)");
