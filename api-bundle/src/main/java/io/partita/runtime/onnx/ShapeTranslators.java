@@ -182,40 +182,87 @@ final class ShapeTranslators {
     }
 
     /**
-     * The saturate attribute only matters for float8 targets; oneDNN's f8 conversions saturate
-     * (finite results for out-of-range values), so saturate = 0 is refused for them.
+     * Cast. Between f32, bf16 and f16: TypeCast. Float8 and 4-bit types are quantization types in
+     * oneDNN's op set, so casts from them are Dequantize / DynamicDequantize with scale 1 (exact),
+     * and casts to float8 are Quantize with scale 1 where oneDNN's conversion gives what ONNX's
+     * saturate mode asks: f8_e4m3 saturates to +-448 (ONNX saturate = 1), f8_e5m2 overflows to
+     * infinity (ONNX saturate = 0). Float to integer casts truncate in ONNX while Quantize rounds:
+     * refused.
      */
     private static void cast(ImportContext ctx) {
         DataType to = castTarget(ctx, (int) ctx.intAttr("to", 0));
-        long saturate = ctx.intAttr("saturate", 1);
-        if (saturate == 0 && (to == DataType.F8_E4M3 || to == DataType.F8_E5M2)) {
-            throw ctx.unsupported("saturate = 0 to " + to + " (oneDNN conversions saturate)");
-        }
+        boolean saturate = ctx.intAttr("saturate", 1) != 0;
         String round = ctx.stringAttr("round_mode", "up");
         if (!round.equals("up")) {
             throw ctx.unsupported("round_mode = '" + round + "'");
         }
-        castTo(ctx, ctx.input(0), to);
+        castTo(ctx, ctx.input(0), to, saturate);
     }
 
     private static void castLike(ImportContext ctx) {
-        ctx.intAttr("saturate", 1);
+        boolean saturate = ctx.intAttr("saturate", 1) != 0;
         ctx.stringAttr("round_mode", "up");
-        castTo(ctx, ctx.input(0), ctx.inputType(1));
+        castTo(ctx, ctx.input(0), ctx.inputType(1), saturate);
     }
 
-    private static void castTo(ImportContext ctx, LogicalTensor x, DataType to) {
-        if (x.dataType() == to) {
+    private static boolean isFloat(DataType t) {
+        return t == DataType.F32 || t == DataType.BF16 || t == DataType.F16;
+    }
+
+    private static void castTo(ImportContext ctx, LogicalTensor x, DataType to, boolean saturate) {
+        DataType from = x.dataType();
+        if (from == to) {
             ctx.setOutput(0, x);
             return;
         }
-        if (x.dataType() == DataType.BF16 && to == DataType.F16 || x.dataType() == DataType.F16 && to == DataType.BF16) {
-            // oneDNN converts through f32 only; two TypeCasts give the same rounding as one direct cast.
-            LogicalTensor f = ctx.emit1(OpKind.TypeCast, List.of(x), DataType.F32, b -> { });
-            ctx.setOutput(0, ctx.emit1(OpKind.TypeCast, List.of(f), to, b -> { }));
+        if (isFloat(from) && isFloat(to)) {
+            ctx.setOutput(0, floatCast(ctx, x, to));
             return;
         }
-        ctx.setOutput(0, ctx.emit1(OpKind.TypeCast, List.of(x), to, b -> { }));
+        if ((from == DataType.F8_E4M3 || from == DataType.F8_E5M2 || from == DataType.S8 || from == DataType.U8)
+                && isFloat(to)) {
+            LogicalTensor f = ctx.emit1(OpKind.Dequantize, List.of(x), DataType.F32,
+                    b -> b.attr("scales", new float[] {1f}).attr("qtype", "per_tensor"));
+            ctx.setOutput(0, floatCast(ctx, f, to));
+            return;
+        }
+        if ((from == DataType.S4 || from == DataType.U4) && isFloat(to)) {
+            LogicalTensor one = ctx.scalar(DataType.F32, 1);
+            LogicalTensor f = ctx.emit1(OpKind.DynamicDequantize, List.of(x, one), DataType.F32,
+                    b -> b.attr("qtype", "per_tensor"));
+            ctx.setOutput(0, floatCast(ctx, f, to));
+            return;
+        }
+        if (isFloat(from) && (to == DataType.F8_E4M3 || to == DataType.F8_E5M2)) {
+            if (to == DataType.F8_E4M3 && !saturate) {
+                throw ctx.unsupported("saturate = 0 to " + to + ": ONNX gives NaN on overflow, oneDNN's "
+                        + "conversion saturates to +-448");
+            }
+            if (to == DataType.F8_E5M2 && saturate) {
+                throw ctx.unsupported("saturate = 1 to " + to + ": ONNX clamps to +-57344, oneDNN's conversion "
+                        + "overflows to infinity");
+            }
+            LogicalTensor f = floatCast(ctx, x, DataType.F32);
+            ctx.setOutput(0, ctx.emit1(OpKind.Quantize, List.of(f), to,
+                    b -> b.attr("scales", new float[] {1f}).attr("qtype", "per_tensor")));
+            return;
+        }
+        throw ctx.unsupported("cast " + from + " -> " + to + ": oneDNN's TypeCast converts between f32, bf16 "
+                + "and f16, Dequantize from f8/s8/u8/s4/u4 and Quantize to f8; float to integer casts "
+                + "truncate in ONNX but round in Quantize");
+    }
+
+    private static LogicalTensor floatCast(ImportContext ctx, LogicalTensor x, DataType to) {
+        DataType from = x.dataType();
+        if (from == to) {
+            return x;
+        }
+        if (from == DataType.BF16 && to == DataType.F16 || from == DataType.F16 && to == DataType.BF16) {
+            // oneDNN converts through f32 only; f32 holds every bf16 and f16 value, so this rounds once.
+            LogicalTensor f = ctx.emit1(OpKind.TypeCast, List.of(x), DataType.F32, b -> { });
+            return ctx.emit1(OpKind.TypeCast, List.of(f), to, b -> { });
+        }
+        return ctx.emit1(OpKind.TypeCast, List.of(x), to, b -> { });
     }
 
     private static void identity(ImportContext ctx) {

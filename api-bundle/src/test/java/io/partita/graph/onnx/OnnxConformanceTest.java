@@ -57,29 +57,25 @@ class OnnxConformanceTest {
                 "test_reduce_mean_negative_axes_keepdims_random")) {
             m.put(t, "axes given at run time");
         }
-        // Casts: oneDNN's TypeCast converts only between f32, bf16 and f16; float8/int4 are quantization
-        // types there (Quantize/Dequantize with scales), and double, 2-bit, FNUZ, e8m0, float4 have no type.
+        // Casts: double, 2-bit, FNUZ float8, e8m0 and float4 have no Partita type; float to int4 would need
+        // truncation where oneDNN's Quantize rounds (and has no s4/u4 output).
         for (String t : List.of("test_cast_DOUBLE_to_FLOAT", "test_cast_FLOAT16_to_DOUBLE",
-                "test_cast_FLOAT16_to_FLOAT8E4M3FN", "test_cast_FLOAT16_to_FLOAT8E4M3FNUZ",
-                "test_cast_FLOAT16_to_FLOAT8E5M2FNUZ", "test_cast_FLOAT16_to_INT2", "test_cast_FLOAT16_to_UINT2",
-                "test_cast_FLOAT16_to_UINT4", "test_cast_FLOAT4E2M1_to_FLOAT16", "test_cast_FLOAT8E4M3FNUZ_to_FLOAT",
-                "test_cast_FLOAT8E4M3FN_to_FLOAT", "test_cast_FLOAT8E4M3FN_to_FLOAT16",
-                "test_cast_FLOAT8E5M2FNUZ_to_FLOAT16", "test_cast_FLOAT8E5M2_to_FLOAT", "test_cast_FLOAT_to_DOUBLE",
-                "test_cast_FLOAT_to_FLOAT4E2M1", "test_cast_FLOAT_to_FLOAT8E4M3FN", "test_cast_FLOAT_to_FLOAT8E5M2",
-                "test_cast_FLOAT_to_FLOAT8E5M2FNUZ", "test_cast_FLOAT_to_INT4", "test_cast_FLOAT_to_UINT2",
-                "test_cast_INT2_to_FLOAT", "test_cast_INT2_to_FLOAT16", "test_cast_INT4_to_FLOAT",
-                "test_cast_INT4_to_FLOAT16", "test_cast_UINT2_to_FLOAT", "test_cast_UINT2_to_FLOAT16",
-                "test_cast_UINT4_to_FLOAT", "test_cast_UINT4_to_FLOAT16", "test_cast_e8m0_FLOAT16_to_FLOAT8E8M0",
+                "test_cast_FLOAT16_to_FLOAT8E4M3FNUZ", "test_cast_FLOAT16_to_FLOAT8E5M2FNUZ", "test_cast_FLOAT16_to_INT2",
+                "test_cast_FLOAT16_to_UINT2", "test_cast_FLOAT16_to_UINT4", "test_cast_FLOAT4E2M1_to_FLOAT16",
+                "test_cast_FLOAT8E4M3FNUZ_to_FLOAT", "test_cast_FLOAT8E5M2FNUZ_to_FLOAT16", "test_cast_FLOAT_to_DOUBLE",
+                "test_cast_FLOAT_to_FLOAT4E2M1", "test_cast_FLOAT_to_FLOAT8E5M2FNUZ", "test_cast_FLOAT_to_INT4",
+                "test_cast_FLOAT_to_UINT2", "test_cast_INT2_to_FLOAT", "test_cast_INT2_to_FLOAT16",
+                "test_cast_UINT2_to_FLOAT", "test_cast_UINT2_to_FLOAT16", "test_cast_e8m0_FLOAT16_to_FLOAT8E8M0",
                 "test_cast_e8m0_FLOAT8E8M0_to_FLOAT", "test_cast_e8m0_FLOAT_to_FLOAT8E8M0",
                 "test_cast_no_saturate_FLOAT16_to_FLOAT8E5M2FNUZ", "test_cast_no_saturate_FLOAT_to_FLOAT8E4M3FNUZ")) {
             boolean noType = t.contains("FNUZ") || t.contains("INT2") || t.contains("DOUBLE") || t.contains("E8M0")
                     || t.contains("FLOAT4E2M1");
             m.put(t, noType ? "Partita" : "TypeCast");
         }
-        for (String t : List.of("test_cast_no_saturate_FLOAT16_to_FLOAT8E4M3FN",
-                "test_cast_no_saturate_FLOAT16_to_FLOAT8E5M2", "test_cast_no_saturate_FLOAT_to_FLOAT8E5M2")) {
-            m.put(t, "saturate = 0");
-        }
+        // f8_e5m2 conversion overflows to infinity in oneDNN; ONNX's saturate = 1 clamps to the largest finite.
+        m.put("test_cast_FLOAT_to_FLOAT8E5M2", "saturate = 1");
+        // f8_e4m3 conversion saturates in oneDNN; ONNX's saturate = 0 gives NaN.
+        m.put("test_cast_no_saturate_FLOAT16_to_FLOAT8E4M3FN", "saturate = 0");
         return m;
     }
 
