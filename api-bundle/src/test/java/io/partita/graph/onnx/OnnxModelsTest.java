@@ -1,13 +1,13 @@
 package io.partita.graph.onnx;
 
-import static io.partita.graph.onnx.OnnxBytes.floatAttr;
-import static io.partita.graph.onnx.OnnxBytes.floatTensor;
-import static io.partita.graph.onnx.OnnxBytes.graph;
-import static io.partita.graph.onnx.OnnxBytes.intAttr;
-import static io.partita.graph.onnx.OnnxBytes.list;
-import static io.partita.graph.onnx.OnnxBytes.model;
-import static io.partita.graph.onnx.OnnxBytes.node;
-import static io.partita.graph.onnx.OnnxBytes.valueInfo;
+import static io.partita.testing.OnnxBytes.floatAttr;
+import static io.partita.testing.OnnxBytes.floatTensor;
+import static io.partita.testing.OnnxBytes.graph;
+import static io.partita.testing.OnnxBytes.intAttr;
+import static io.partita.testing.OnnxBytes.list;
+import static io.partita.testing.OnnxBytes.model;
+import static io.partita.testing.OnnxBytes.node;
+import static io.partita.testing.OnnxBytes.valueInfo;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -37,6 +37,7 @@ import io.partita.graph.Stream;
 import io.partita.graph.Tensor;
 import io.partita.graph.io.GraphJson;
 import io.partita.testing.Corpus;
+import io.partita.testing.OnnxBytes;
 
 class OnnxModelsTest {
     private static final int FLOAT = 1;

@@ -1,4 +1,4 @@
-package io.partita.graph.onnx;
+package io.partita.testing;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -14,35 +14,50 @@ import com.google.protobuf.CodedOutputStream;
  * Writes small ONNX models for tests, field by field (numbers from onnx.proto), so each test can
  * break exactly one thing.
  */
-final class OnnxBytes {
+public final class OnnxBytes {
     private final ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     private final CodedOutputStream out = CodedOutputStream.newInstance(bytes);
 
-    static OnnxBytes message() {
+    public static OnnxBytes message() {
         return new OnnxBytes();
     }
 
-    OnnxBytes int64(int field, long v) {
+    public OnnxBytes int64(int field, long v) {
         return write(() -> out.writeInt64(field, v));
     }
 
-    OnnxBytes string(int field, String v) {
+    public OnnxBytes string(int field, String v) {
         return write(() -> out.writeString(field, v));
     }
 
-    OnnxBytes bytes(int field, byte[] v) {
+    public OnnxBytes bytes(int field, byte[] v) {
         return write(() -> out.writeByteArray(field, v));
     }
 
-    OnnxBytes message(int field, OnnxBytes m) {
+    public OnnxBytes message(int field, OnnxBytes m) {
         return bytes(field, m.toByteArray());
     }
 
-    OnnxBytes float32(int field, float v) {
+    public OnnxBytes float32(int field, float v) {
         return write(() -> out.writeFloat(field, v));
     }
 
-    byte[] toByteArray() {
+    /** A repeated varint field in packed encoding (one length-delimited record). */
+    public OnnxBytes packedVarints(int field, long... values) {
+        return write(() -> {
+            int size = 0;
+            for (long v : values) {
+                size += CodedOutputStream.computeInt64SizeNoTag(v);
+            }
+            out.writeTag(field, com.google.protobuf.WireFormat.WIRETYPE_LENGTH_DELIMITED);
+            out.writeUInt32NoTag(size);
+            for (long v : values) {
+                out.writeInt64NoTag(v);
+            }
+        });
+    }
+
+    public byte[] toByteArray() {
         try {
             out.flush();
         } catch (IOException e) {
@@ -66,12 +81,12 @@ final class OnnxBytes {
 
     // ---------------------------------------------------------------- ONNX messages
 
-    static OnnxBytes model(long opset, OnnxBytes graph) {
+    public static OnnxBytes model(long opset, OnnxBytes graph) {
         return message().int64(1, 8).message(8, message().string(1, "").int64(2, opset)).message(7, graph);
     }
 
     /** A float tensor value info with concrete dims. */
-    static OnnxBytes valueInfo(String name, int elemType, long... dims) {
+    public static OnnxBytes valueInfo(String name, int elemType, long... dims) {
         OnnxBytes shape = message();
         for (long d : dims) {
             shape.message(1, message().int64(1, d));
@@ -81,7 +96,7 @@ final class OnnxBytes {
     }
 
     /** A tensor value info whose dims are numbers (dim_value) or names (dim_param). */
-    static OnnxBytes valueInfoSymbolic(String name, int elemType, Object... dims) {
+    public static OnnxBytes valueInfoSymbolic(String name, int elemType, Object... dims) {
         OnnxBytes shape = message();
         for (Object d : dims) {
             shape.message(1, d instanceof String p ? message().string(2, p) : message().int64(1, (Long) d));
@@ -91,7 +106,7 @@ final class OnnxBytes {
     }
 
     /** A FLOAT initializer with raw_data. */
-    static OnnxBytes floatTensor(String name, long[] dims, float... values) {
+    public static OnnxBytes floatTensor(String name, long[] dims, float... values) {
         ByteBuffer b = ByteBuffer.allocate(values.length * 4).order(ByteOrder.LITTLE_ENDIAN);
         for (float f : values) {
             b.putFloat(f);
@@ -103,7 +118,20 @@ final class OnnxBytes {
         return t.int64(2, 1).string(8, name).bytes(9, b.array());
     }
 
-    static OnnxBytes node(String opType, List<String> inputs, List<String> outputs, OnnxBytes... attrs) {
+    /** An INT64 tensor with its values in int64_data (unpacked, as old exporters wrote them). */
+    public static OnnxBytes int64Tensor(String name, long[] dims, long... values) {
+        OnnxBytes t = message();
+        for (long d : dims) {
+            t.int64(1, d);
+        }
+        t.int64(2, 7).string(8, name);
+        for (long v : values) {
+            t.int64(7, v);
+        }
+        return t;
+    }
+
+    public static OnnxBytes node(String opType, List<String> inputs, List<String> outputs, OnnxBytes... attrs) {
         OnnxBytes n = message();
         for (String i : inputs) {
             n.string(1, i);
@@ -118,16 +146,16 @@ final class OnnxBytes {
         return n;
     }
 
-    static OnnxBytes intAttr(String name, long v) {
+    public static OnnxBytes intAttr(String name, long v) {
         return message().string(1, name).int64(20, 2).int64(3, v);
     }
 
-    static OnnxBytes floatAttr(String name, float v) {
+    public static OnnxBytes floatAttr(String name, float v) {
         return message().string(1, name).int64(20, 1).float32(2, v);
     }
 
     /** A graph: nodes, initializers, inputs, outputs in that order of the lists. */
-    static OnnxBytes graph(List<OnnxBytes> nodes, List<OnnxBytes> inits, List<OnnxBytes> inputs,
+    public static OnnxBytes graph(List<OnnxBytes> nodes, List<OnnxBytes> inits, List<OnnxBytes> inputs,
             List<OnnxBytes> outputs) {
         OnnxBytes g = message().string(2, "g");
         for (OnnxBytes n : nodes) {
@@ -145,7 +173,7 @@ final class OnnxBytes {
         return g;
     }
 
-    static List<OnnxBytes> list(OnnxBytes... items) {
+    public static List<OnnxBytes> list(OnnxBytes... items) {
         return new ArrayList<>(List.of(items));
     }
 }
