@@ -54,7 +54,7 @@ public final class GraphImporter {
         GraphProto g = model.graph();
         ImportContext ctx = new ImportContext(source, opset);
         if (g.sparseInitializers() > 0) {
-            throw new UnsupportedOnnxException("sparse_initializer", opset, "graph '" + g.name() + "'",
+            throw UnsupportedOnnxException.ofItem("sparse_initializer in graph '" + g.name() + "'", opset,
                     "sparse initializers are not supported");
         }
         Set<String> initNames = new HashSet<>();
@@ -85,14 +85,14 @@ public final class GraphImporter {
             LogicalTensor t = ctx.tensorNamed(out.name());
             if (t == null) {
                 if (ctx.constantNamed(out.name()) != null) {
-                    throw new UnsupportedOnnxException("graph output", opset, "'" + out.name() + "'",
+                    throw UnsupportedOnnxException.ofItem("graph output '" + out.name() + "'", opset,
                             "the output is a constant (no op computes it); a graph output must be an op's output");
                 }
                 throw new OnnxImportException(source + ": graph output '" + out.name()
                         + "' is not produced by any node");
             }
             if (inputs.containsKey(out.name())) {
-                throw new UnsupportedOnnxException("graph output", opset, "'" + out.name() + "'",
+                throw UnsupportedOnnxException.ofItem("graph output '" + out.name() + "'", opset,
                         "the output is a graph input passed through unchanged; a graph output must be an op's output");
             }
             DataType declared = OnnxTypes.toPartita(out.elemType());
@@ -143,7 +143,7 @@ public final class GraphImporter {
 
     private static DataType inputType(ValueInfoProto in, String source, long opset) {
         if (!in.tensorType()) {
-            throw new UnsupportedOnnxException("graph input", opset, "'" + in.name() + "'",
+            throw UnsupportedOnnxException.ofItem("graph input '" + in.name() + "'", opset,
                     "only tensor inputs are supported (not sequences, maps, optionals or sparse tensors)");
         }
         if (in.elemType() == 0) {
@@ -155,7 +155,7 @@ public final class GraphImporter {
         }
         DataType dt = OnnxTypes.toPartita(in.elemType());
         if (dt == null) {
-            throw new UnsupportedOnnxException("graph input", opset, "'" + in.name() + "'",
+            throw UnsupportedOnnxException.ofItem("graph input '" + in.name() + "'", opset,
                     "data type " + OnnxTypes.name(in.elemType()) + " has no Partita data type");
         }
         return dt;
@@ -163,7 +163,7 @@ public final class GraphImporter {
 
     private static long[] inputDims(ValueInfoProto in, long opset, Map<String, Long> dimValues) {
         if (!in.hasShape()) {
-            throw new UnsupportedOnnxException("graph input", opset, "'" + in.name() + "'",
+            throw UnsupportedOnnxException.ofItem("graph input '" + in.name() + "'", opset,
                     "its shape is not given (unknown rank)");
         }
         long[] d = in.dims().clone();
@@ -173,7 +173,7 @@ public final class GraphImporter {
                 d[i] = dimValues.get(param);
             }
             if (d[i] < 0) {
-                throw new UnsupportedOnnxException("graph input", opset, "'" + in.name() + "'",
+                throw UnsupportedOnnxException.ofItem("graph input '" + in.name() + "'", opset,
                         "dim " + i + (param != null ? " ('" + param + "')" : "")
                                 + " is symbolic and has no value; give it one"
                                 + (param != null ? " (partita: --dim " + param + "=VALUE)" : ""));

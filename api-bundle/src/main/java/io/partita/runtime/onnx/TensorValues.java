@@ -29,11 +29,11 @@ public final class TensorValues {
         }
         DataType dt = OnnxTypes.toPartita(t.dataType());
         if (dt == null) {
-            throw new UnsupportedOnnxException("tensor of type " + OnnxTypes.name(t.dataType()), 0, where,
-                    "Partita has no " + OnnxTypes.name(t.dataType()) + " data type");
+            throw UnsupportedOnnxException.ofItem(where, 0,
+                    "data type " + OnnxTypes.name(t.dataType()) + " has no Partita data type");
         }
         if (t.external()) {
-            throw new UnsupportedOnnxException("external data", 0, where,
+            throw UnsupportedOnnxException.ofItem(where, 0,
                     "values stored outside the model file (data_location EXTERNAL) are not read; embed them");
         }
         long n = 1;
