@@ -32,7 +32,18 @@ public enum OpKind {
     ReLU, ReLUBackward, Reorder, RMSNorm, Round,
     Select, Sigmoid, SigmoidBackward, SoftMax, SoftMaxBackward, SoftPlus, SoftPlusBackward,
     Sqrt, SqrtBackward, Square, SquaredDifference, StaticReshape, StaticTranspose, Subtract,
-    Tanh, TanhBackward, TypeCast, Wildcard;
+    Tanh, TanhBackward, TypeCast, Wildcard,
+    /**
+     * Partita extension (not in oneDNN's op set; graph JSON using it does not load in oneDNN): the
+     * error function, elementwise. Added for ONNX's {@code Erf}.
+     */
+    PartitaErf,
+    /**
+     * Partita extension (not in oneDNN's op set): {@code src_0 ^ src_1} elementwise with numpy
+     * broadcasting, the exponent a tensor (oneDNN's {@code Pow} takes a constant {@code beta}).
+     * Added for ONNX's {@code Pow} with a non-constant or non-uniform exponent.
+     */
+    PartitaPow;
 
     private static final Map<String, OpKind> BY_SPELLING = new HashMap<>();
 
@@ -51,6 +62,11 @@ public enum OpKind {
 
     OpKind(String spelling) {
         this.spelling = spelling;
+    }
+
+    /** Whether this kind is a Partita extension, absent from oneDNN's op set. */
+    public boolean isPartitaExtension() {
+        return this == PartitaErf || this == PartitaPow;
     }
 
     /** The kind as written in oneDNN graph JSON files. */

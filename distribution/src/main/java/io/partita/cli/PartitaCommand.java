@@ -6,6 +6,8 @@ import java.io.PrintWriter;
 import io.partita.cache.CacheManager;
 import io.partita.cli.run.BackendsCommand;
 import io.partita.cli.run.CacheCommand;
+import io.partita.cli.run.ConformanceCommand;
+import io.partita.cli.run.ConvertCommand;
 import io.partita.cli.run.HarnessCommand;
 import io.partita.cli.run.PartitionsCommand;
 import io.partita.cli.run.RunCommand;
@@ -15,8 +17,9 @@ import picocli.CommandLine.Command;
 
 /** The root of the command tree ({@code partita run|partitions|backends|shell}). */
 @Command(name = "partita", mixinStandardHelpOptions = true, version = "Partita 0.1.0",
-        description = "Runs oneDNN-style graphs on the Partita runtime.",
+        description = "Runs oneDNN-style graphs and ONNX models on the Partita runtime.",
         subcommands = {RunCommand.class, PartitionsCommand.class, BackendsCommand.class, HarnessCommand.class,
+            ConvertCommand.class, ConformanceCommand.class,
             CacheCommand.class, ShellCommand.class})
 public final class PartitaCommand implements Runnable {
 
@@ -63,6 +66,12 @@ public final class PartitaCommand implements Runnable {
             }
             if (cls == HarnessCommand.class) {
                 return cls.cast(new HarnessCommand(runtime, out));
+            }
+            if (cls == ConvertCommand.class) {
+                return cls.cast(new ConvertCommand(out));
+            }
+            if (cls == ConformanceCommand.class) {
+                return cls.cast(new ConformanceCommand(runtime, out));
             }
             if (cls == BackendsCommand.class) {
                 return cls.cast(new BackendsCommand(runtime, out));

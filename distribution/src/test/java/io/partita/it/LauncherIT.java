@@ -77,4 +77,26 @@ public class LauncherIT {
         assertTrue(r.out, r.out.contains("constant tensor cache cpu    lru      capacity 1024.0 MB"));
         assertTrue(r.out, r.out.contains("'lots' is not a number of megabytes"));
     }
+
+    static Path onnxTest(String name) {
+        String p = System.getProperty("partita.corpus");
+        Path root = p != null && !p.isEmpty() && !p.startsWith("${") ? Path.of(p) : Path.of("..", "testdata", "corpus");
+        return root.resolve("onnx-node").resolve(name).toAbsolutePath();
+    }
+
+    /** ONNX import inside the Felix container: protobuf-java is deployed as a bundle and resolves. */
+    @Test
+    public void onnxModelsRunConvertAndConformInTheContainer() throws Exception {
+        Run r = partita(null, "run", onnxTest("test_basic_conv_with_padding").resolve("model.onnx").toString(),
+                "--iterations", "2", "--check");
+        assertEquals(r.out, 0, r.code);
+        assertTrue(r.out, r.out.contains("ONNX opset") && r.out.contains("check: all 1 outputs match"));
+        Path json = Files.createTempFile("erf", ".json");
+        Run c = partita(null, "convert", onnxTest("test_erf").resolve("model.onnx").toString(), json.toString());
+        assertEquals(c.out, 0, c.code);
+        assertTrue(c.out, c.out.contains("Partita extension ops [PartitaErf]"));
+        Run k = partita(null, "conformance", onnxTest("test_gemm_all_attributes").toString(), "--verbose");
+        assertEquals(k.out, 0, k.code);
+        assertTrue(k.out, k.out.contains("PASS test_gemm_all_attributes [dnnl]"));
+    }
 }

@@ -18,12 +18,16 @@ public final class PartitionsCommand implements Callable<Integer> {
     private final GraphRuntime runtime;
     private final PrintStream out;
 
-    @Parameters(index = "0", paramLabel = "GRAPH.json", description = "oneDNN graph JSON file")
+    @Parameters(index = "0", paramLabel = "GRAPH", description = "oneDNN graph JSON file or ONNX model (.onnx)")
     Path file;
 
     @Option(names = "--policy", defaultValue = "fusion", description = "fusion or debug (default: ${DEFAULT-VALUE})",
             converter = PolicyConverter.class)
     PartitionPolicy policy;
+
+    @Option(names = "--dim", paramLabel = "NAME=VALUE",
+            description = "value of a symbolic input dim of an ONNX model (e.g. --dim N=8); repeatable")
+    java.util.Map<String, Long> dims;
 
     public PartitionsCommand(GraphRuntime runtime, PrintStream out) {
         this.runtime = runtime;
@@ -33,7 +37,7 @@ public final class PartitionsCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         try {
-            LoadedGraph g = LoadedGraph.load(runtime, file, null);
+            LoadedGraph g = LoadedGraph.load(runtime, file, null, dims);
             out.println("graph: " + g.summary());
             List<Partition> parts = g.graph().partitions(policy);
             Report.partitions(out, policy, parts, null);

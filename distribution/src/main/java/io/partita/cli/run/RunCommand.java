@@ -35,7 +35,7 @@ public final class RunCommand implements Callable<Integer> {
     private final GraphRuntime runtime;
     private final PrintStream out;
 
-    @Parameters(index = "0", paramLabel = "GRAPH.json", description = "oneDNN graph JSON file")
+    @Parameters(index = "0", paramLabel = "GRAPH", description = "oneDNN graph JSON file, or an ONNX model (.onnx: initializers keep their values, other inputs are random)")
     Path file;
 
     @Option(names = "--iterations", defaultValue = "10", description = "timed iterations after the first (default: ${DEFAULT-VALUE})")
@@ -54,6 +54,10 @@ public final class RunCommand implements Callable<Integer> {
 
     @Option(names = "--check", description = "compare every output with the reference backend; exit 1 on mismatch")
     boolean check;
+
+    @Option(names = "--dim", paramLabel = "NAME=VALUE",
+            description = "value of a symbolic input dim of an ONNX model (e.g. --dim N=8); repeatable")
+    java.util.Map<String, Long> dims;
 
     @Option(names = "--seed", defaultValue = "42", description = "seed of the random inputs (default: ${DEFAULT-VALUE})")
     long seed;
@@ -98,7 +102,7 @@ public final class RunCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new BadInputException("--engine: " + e.getMessage());
         }
-        LoadedGraph g = LoadedGraph.load(runtime, file, kind);
+        LoadedGraph g = LoadedGraph.load(runtime, file, kind, dims);
         out.println("graph: " + g.summary());
         if (g.writtenFor() != kind) {
             out.println("note: the file was written for " + g.writtenFor() + "; running on " + kind + " (--engine)");
@@ -107,7 +111,8 @@ public final class RunCommand implements Callable<Integer> {
         List<Partition> parts = g.graph().partitions(policy);
         try (Arena arena = Arena.ofShared(); CompiledGraph cg = runtime.compile(g.graph(), policy, engine)) {
             Report.partitions(out, policy, parts, cg);
-            Map<Long, Tensor> inputs = RandomInputs.forGraph(g.graph(), engine, arena, seed);
+            Map<Long, Tensor> inputs = new java.util.LinkedHashMap<>(RandomInputs.forGraph(g.graph(), engine, arena, seed));
+            g.useModelConstants(inputs, engine, arena);
             Stream stream = new Stream(engine);
             ConstantActivity before = ConstantActivity.of(caches, engine);
             long t0 = System.nanoTime();
@@ -146,7 +151,7 @@ public final class RunCommand implements Callable<Integer> {
     /** Runs the same graph on the reference backend alone and compares every output. */
     private int check(LoadedGraph g, Map<Long, Tensor> inputs, Map<Long, Tensor> outputs, Engine engine) {
         GraphRuntime reference = GraphRuntime.referenceOnly();
-        LoadedGraph ref = LoadedGraph.of(reference, g.file(), g.description());
+        LoadedGraph ref = LoadedGraph.of(reference, g.file(), g.description(), g.onnx());
         try (CompiledGraph rcg = reference.compile(ref.graph(), PartitionPolicy.DEBUG, engine)) {
             Map<Long, Tensor> expected = rcg.execute(new Stream(engine), inputs);
             boolean ok = true;

@@ -24,6 +24,7 @@ public final class BinaryKernels {
         r.accept(OpKind.SquaredDifference, binary((a, b) -> (a - b) * (a - b)));
         r.accept(OpKind.GreaterEqual, binary((a, b) -> a >= b ? 1 : 0));
         r.accept(OpKind.Pow, BinaryKernels::pow);
+        r.accept(OpKind.PartitaPow, binary(Math::pow));
         r.accept(OpKind.Select, BinaryKernels::select);
         r.accept(OpKind.BiasAdd, BinaryKernels::biasAdd);
         r.accept(OpKind.BiasAddBackward, BinaryKernels::biasAddBackward);

@@ -63,6 +63,7 @@ public final class EltwiseKernels {
         r.accept(OpKind.Sqrt, unary(Math::sqrt));
         r.accept(OpKind.Square, unary(x -> x * x));
         r.accept(OpKind.Tanh, unary(Math::tanh));
+        r.accept(OpKind.PartitaErf, unary(EltwiseMath::erf));
 
         // Backward, from src.
         r.accept(OpKind.AbsBackward, backward((x, dd) -> x > 0 ? dd : x < 0 ? -dd : 0));

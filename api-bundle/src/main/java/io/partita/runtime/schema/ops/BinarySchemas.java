@@ -61,6 +61,18 @@ public final class BinarySchemas {
                 .shape(ShapeRules::sameAsFirstInput)
                 .build());
 
+        // Partita extension (ONNX Pow with a tensor exponent): the base's type is the result's; the
+        // exponent may be an integer tensor (ONNX allows any numeric exponent type).
+        r.accept(OpSchema.builder(OpKind.PartitaPow)
+                .typeVar("T1", FLOATS)
+                .typeVar("T2", DataType.F32, DataType.BF16, DataType.F16, DataType.S32, DataType.S64)
+                .input("src_0", "T1", ValueDomain.POSITIVE)
+                .input("src_1", "T2")
+                .output("dst", "T1")
+                .attr("auto_broadcast", "numpy", "none", "numpy")
+                .shape(ctx -> ctx.setOutput(0, ShapeRules.autoBroadcast(ctx, 0, 1)))
+                .build());
+
         r.accept(OpSchema.builder(OpKind.Select)
                 .typeVar("T1", DataType.BOOLEAN)
                 .typeVar("T2", FLOATS)

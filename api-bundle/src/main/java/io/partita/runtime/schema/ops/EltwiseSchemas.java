@@ -47,6 +47,8 @@ public final class EltwiseSchemas {
         r.accept(forward(OpKind.Sqrt, ValueDomain.POSITIVE).build());
         r.accept(forward(OpKind.Square).build());
         r.accept(forward(OpKind.Tanh).build());
+        // Partita extension (ONNX Erf): not in oneDNN's op set.
+        r.accept(forward(OpKind.PartitaErf).build());
 
         // Forward ops with attributes.
         r.accept(forward(OpKind.Clamp)

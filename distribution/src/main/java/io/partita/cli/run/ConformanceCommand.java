@@ -1,0 +1,73 @@
+package io.partita.cli.run;
+
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+
+import io.partita.graph.GraphRuntime;
+import io.partita.graph.PartitionPolicy;
+import io.partita.graph.onnx.OnnxConformance;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * Runs a folder of ONNX node tests (each a folder with model.onnx and test_data_set_N/) and prints
+ * per-op pass / unsupported / fail counts. Exit 1 when a test fails.
+ */
+@Command(name = "conformance", description = "Runs ONNX node tests (model.onnx + test_data_set_*/) against their golden outputs.")
+public final class ConformanceCommand implements Callable<Integer> {
+    private final GraphRuntime runtime;
+    private final PrintStream out;
+
+    @Parameters(index = "0", paramLabel = "DIR", description = "a test folder, or a folder of test folders")
+    Path dir;
+
+    @Option(names = "--backend", defaultValue = "all",
+            description = "reference (the reference backend alone) or all (every backend present claims what it can; default)")
+    String backend;
+
+    @Option(names = "--policy", defaultValue = "fusion", converter = PolicyConverter.class,
+            description = "fusion or debug (default: ${DEFAULT-VALUE})")
+    PartitionPolicy policy;
+
+    @Option(names = "--verbose", description = "one line per test with its outcome and reason")
+    boolean verbose;
+
+    public ConformanceCommand(GraphRuntime runtime, PrintStream out) {
+        this.runtime = runtime;
+        this.out = out;
+    }
+
+    @Override
+    public Integer call() {
+        if (!Files.isDirectory(dir)) {
+            out.println("partita: no such folder: " + dir);
+            return 2;
+        }
+        GraphRuntime rt = switch (backend) {
+            case "reference" -> GraphRuntime.referenceOnly();
+            case "all" -> runtime;
+            default -> null;
+        };
+        if (rt == null) {
+            out.println("partita: --backend must be reference or all, got '" + backend + "'");
+            return 2;
+        }
+        if (OnnxConformance.testFolders(dir).isEmpty()) {
+            out.println("partita: no test folders (with model.onnx) in " + dir);
+            return 2;
+        }
+        OnnxConformance.Report r = OnnxConformance.runAll(dir, rt, backend.equals("reference") ? PartitionPolicy.DEBUG
+                : policy);
+        for (OnnxConformance.CaseResult c : r.cases()) {
+            if (verbose || c.status() == OnnxConformance.Status.FAIL) {
+                out.println(c.status() + " " + c.name() + (c.backends().isEmpty() ? "" : " " + c.backends()) + ": "
+                        + c.detail());
+            }
+        }
+        out.print(r.table());
+        return r.count(OnnxConformance.Status.FAIL) == 0 ? 0 : 1;
+    }
+}
