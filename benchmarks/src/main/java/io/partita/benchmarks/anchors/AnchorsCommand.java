@@ -384,6 +384,8 @@ public final class AnchorsCommand {
         cmd.add("jdk.incubator.vector");
         cmd.add("--sun-misc-unsafe-memory-access=allow");
         cmd.add("-Dorg.bytedeco.javacpp.cachedir=" + cacheDir);
+        // the report is the output; Partita's INFO lines (backend registered, ...) would interleave with it
+        cmd.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
         if (childTmp != null) {
             cmd.add("-Djava.io.tmpdir=" + childTmp);
         }

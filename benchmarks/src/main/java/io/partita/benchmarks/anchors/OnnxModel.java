@@ -1,16 +1,20 @@
 package io.partita.benchmarks.anchors;
 
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
+import com.google.protobuf.CodedOutputStream;
+
 /**
- * Writes the ONNX models of the anchor cases as protobuf bytes, with a minimal hand-written encoder
- * for the messages involved ({@code ModelProto}, {@code GraphProto}, {@code NodeProto},
- * {@code AttributeProto}, {@code TensorProto}, {@code ValueInfoProto} and the type messages). IR
+ * Writes the ONNX models of the anchor cases as protobuf bytes: protobuf-java's
+ * {@link CodedOutputStream} encodes, the field numbers of the messages involved are named here
+ * ({@code ModelProto}, {@code GraphProto}, {@code NodeProto}, {@code AttributeProto},
+ * {@code TensorProto}, {@code ValueInfoProto} and the type messages). IR
  * version 8, default-domain opset 17; constant weights are {@code raw_data} initializers (little
  * endian f32) and are not listed as graph inputs, so ONNX Runtime treats them as constants.
  *
@@ -163,42 +167,38 @@ public final class OnnxModel {
         return v.toBytes();
     }
 
-    /** The protobuf wire format, for the two wire types needed here: varint and length-delimited. */
+    /** One message being written: protobuf-java's encoder over a byte buffer. */
     static final class Proto {
-        private static final int VARINT = 0;
-        private static final int LEN = 2;
         private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        private final CodedOutputStream coded = CodedOutputStream.newInstance(out);
 
         void varint(int field, long v) {
-            tag(field, VARINT);
-            raw(v);
+            write(() -> coded.writeInt64(field, v));
         }
 
         void string(int field, String s) {
-            bytes(field, s.getBytes(StandardCharsets.UTF_8));
+            write(() -> coded.writeString(field, s));
         }
 
         void bytes(int field, byte[] b) {
-            tag(field, LEN);
-            raw(b.length);
-            out.writeBytes(b);
+            write(() -> coded.writeByteArray(field, b));
         }
 
         byte[] toBytes() {
+            write(coded::flush);
             return out.toByteArray();
         }
 
-        private void tag(int field, int wireType) {
-            raw(((long) field << 3) | wireType);
+        private interface Write {
+            void run() throws IOException;
         }
 
-        /** Base-128 varint; negative values take ten bytes, as protobuf's int64 does. */
-        private void raw(long v) {
-            while ((v & ~0x7FL) != 0) {
-                out.write((int) ((v & 0x7F) | 0x80));
-                v >>>= 7;
+        private static void write(Write w) {
+            try {
+                w.run();
+            } catch (IOException e) {
+                throw new UncheckedIOException("writing to memory cannot fail", e);
             }
-            out.write((int) v);
         }
     }
 }
