@@ -13,7 +13,8 @@ import io.partita.backend.dnnl.internal.exec.WorkerPool;
  * while the micro-kernel sweeps every row group of an A block against it; A is packed per block of
  * up to {@link #MC_MAX} rows (at most ~560 KiB, in L2) into groups of {@link #MR} = 14 rows
  * interleaved by k. Each thread takes either a contiguous range of row groups (many rows: each
- * packs only its rows) or of column panels (few rows: each packs all of A, which is small then).
+ * packs only its rows) or of column panels (few rows: the threads first pack all of A together,
+ * every K block, then share it).
  */
 public final class Sgemm {
     public static final int NR = MicroKernels.NR;
@@ -22,8 +23,11 @@ public final class Sgemm {
     static final int MC_MAX = 40 * MR;
     /** Panels whose output the epilogue processes at once: enough columns to amortise its per-call cost. */
     private static final int EPILOGUE_PANELS = 8;
-    /** Row groups per thread from which threads split rows rather than panels. */
-    private static final int ROW_SPLIT_GROUPS = 8;
+    /**
+     * Row groups per thread from which threads split rows rather than panels: below it the panels
+     * divide more evenly, and each thread would otherwise stream all of B for few rows.
+     */
+    private static final int ROW_SPLIT_GROUPS = 16;
 
     private Sgemm() {
     }
@@ -58,37 +62,70 @@ public final class Sgemm {
         int threads = pool == null ? 1 : pool.threads();
         Job job = new Job(a, m, b, c, cOff, ldc, epilogue);
         if (threads == 1) {
-            job.run(0, m, 0, panels);
-        } else if (groups >= threads * ROW_SPLIT_GROUPS || panels < threads) {
-            pool.parallelFor(groups, (g0, g1) -> job.run(g0 * MR, Math.min(m, g1 * MR), 0, panels));
+            job.run(0, m, 0, panels, null);
+        } else if (groups >= threads * ROW_SPLIT_GROUPS || panels < threads || m > MC_MAX) {
+            pool.parallelFor(groups, (g0, g1) -> job.run(g0 * MR, Math.min(m, g1 * MR), 0, panels, null));
         } else {
-            pool.parallelFor(panels, (p0, p1) -> job.run(0, m, p0, p1));
+            // The caller's scratch holds the shared packed A: it waits inside both loops, so nothing else uses it.
+            int k = b.k();
+            int kBlocks = kBlocks(k);
+            float[] shared = SCRATCH.get().shared(groups * MR * k);
+            pool.parallelFor(groups * kBlocks, (t0, t1) -> {
+                for (int t = t0; t < t1; t++) {
+                    int g = t % groups;
+                    int kb = t / groups;
+                    int k0 = kStart(k, kBlocks, kb);
+                    int kc = kStart(k, kBlocks, kb + 1) - k0;
+                    a.pack(g * MR, Math.min(MR, m - g * MR), k0, kc, shared, groups * MR * k0 + g * kc * MR);
+                }
+            });
+            pool.parallelFor(panels, (p0, p1) -> job.run(0, m, p0, p1, shared));
         }
+    }
+
+    private static int kBlocks(int k) {
+        return Math.max(1, (k + KC - 1) / KC);
+    }
+
+    /** Where K block kb starts: blocks of even size, so no block is a sliver. */
+    private static int kStart(int k, int kBlocks, int kb) {
+        return (int) ((long) k * kb / kBlocks);
     }
 
     /** One multiplication's operands, shared by the threads working on it. */
     private record Job(RowSource a, int m, PanelSource b, MemorySegment c, long cOff, long ldc, Epilogue epilogue) {
 
-        /** Rows [i0, i1) x panels [p0, p1): row block by row block, K block by K block. */
-        void run(int i0, int i1, int p0, int p1) {
+        /**
+         * Rows [i0, i1) x panels [p0, p1): row block by row block, K block by K block. {@code packed}
+         * is all of A already packed (K block by K block, as one row block), or null.
+         */
+        void run(int i0, int i1, int p0, int p1, float[] packed) {
             Scratch s = SCRATCH.get();
             int k = b.k();
-            int kBlocks = Math.max(1, (k + KC - 1) / KC);
+            int kBlocks = kBlocks(k);
             int rowBlocks = (i1 - i0 + MC_MAX - 1) / MC_MAX;
             // Even blocks (whole groups): a remainder block of a few rows would waste a pass over B.
             int mc = ((i1 - i0 + rowBlocks - 1) / rowBlocks + MR - 1) / MR * MR;
             for (int r0 = i0; r0 < i1; r0 += mc) {
                 int rows = Math.min(mc, i1 - r0);
                 for (int kb = 0; kb < kBlocks; kb++) {
-                    int k0 = (int) ((long) k * kb / kBlocks);
-                    int kc = (int) ((long) k * (kb + 1) / kBlocks) - k0;
-                    float[] ap = s.a(rows, kc);
-                    a.pack(r0, rows, k0, kc, ap, 0);
+                    int k0 = kStart(k, kBlocks, kb);
+                    int kc = kStart(k, kBlocks, kb + 1) - k0;
+                    float[] ap;
+                    int apOff;
+                    if (packed != null) {
+                        ap = packed;
+                        apOff = (rows + MR - 1) / MR * MR * k0;
+                    } else {
+                        ap = s.a(rows, kc);
+                        apOff = 0;
+                        a.pack(r0, rows, k0, kc, ap, 0);
+                    }
                     boolean last = kb == kBlocks - 1;
                     for (int q0 = p0; q0 < p1; q0 += EPILOGUE_PANELS) {
                         int q1 = Math.min(p1, q0 + EPILOGUE_PANELS);
                         for (int p = q0; p < q1; p++) {
-                            sweep(ap, r0, rows, p, k0, kc, s);
+                            sweep(ap, apOff, r0, rows, p, k0, kc, s);
                         }
                         if (last && epilogue != null) {
                             int j0 = q0 * NR;
@@ -102,8 +139,8 @@ public final class Sgemm {
             }
         }
 
-        /** Rows [r0, r0 + rows) (packed in ap from group 0) against panel p's K block [k0, k0 + kc). */
-        private void sweep(float[] ap, int r0, int rows, int p, int k0, int kc, Scratch s) {
+        /** Rows [r0, r0 + rows) (packed in ap from apOff) against panel p's K block [k0, k0 + kc). */
+        private void sweep(float[] ap, int apOff, int r0, int rows, int p, int k0, int kc, Scratch s) {
             int j0 = p * NR;
             int cols = Math.min(NR, b.n() - j0);
             float[] bp = b.panel(p, k0, kc, s.b(kc));
@@ -114,14 +151,15 @@ public final class Sgemm {
                 int gr = r0 + g * MR;
                 int mr = Math.min(MR, r0 + rows - gr);
                 long cTile = cOff + 4L * ((long) gr * ldc + j0);
-                MicroKernels.run(ap, g * kc * MR, bp, bOff, kc, c, cTile, ldcBytes, accumulate, mr, cols, s.tile);
+                MicroKernels.run(ap, apOff + g * kc * MR, bp, bOff, kc, c, cTile, ldcBytes, accumulate, mr, cols, s.tile);
             }
         }
     }
 
-    /** Per-thread buffers: packed A, a B panel packed on the fly, the output tile. */
+    /** Per-thread buffers: packed A (own and shared with the pool), a B panel packed on the fly, the output tile. */
     private static final class Scratch {
         float[] a = new float[MC_MAX * 64];
+        float[] shared = new float[0];
         float[] b = new float[NR * KC];
         final float[] tile = new float[MR * NR];
 
@@ -131,6 +169,13 @@ public final class Sgemm {
                 a = new float[need];
             }
             return a;
+        }
+
+        float[] shared(int floats) {
+            if (shared.length < floats) {
+                shared = new float[floats];
+            }
+            return shared;
         }
 
         float[] b(int kc) {
