@@ -8,19 +8,23 @@ import io.partita.backend.dnnl.internal.exec.WorkerPool;
  * C[M, N] = A[M, K] x B[K, N] in single precision, with an epilogue applied to finished output
  * while it is still in cache (bias, activations, binary post-ops).
  *
- * <p>Blocking (the classic Goto/BLIS scheme): B is packed in panels of {@link #NR} = 32 columns;
- * K is cut into blocks of at most {@link #KC} = 256, so one panel's K block (32 KiB) stays in L1
- * while the micro-kernel sweeps every row group of an A block against it; A is packed per block of
- * up to {@link #MC_MAX} rows (at most ~560 KiB, in L2) into groups of {@link #MR} = 14 rows
- * interleaved by k. Each thread takes either a contiguous range of row groups (many rows: each
- * packs only its rows) or of column panels (few rows: the threads first pack all of A together,
- * every K block, then share it).
+ * <p>Blocking: B is packed in panels of {@link #NR} = 32 columns; A is packed per block of rows
+ * (all of K, at most ~1 MiB, so it stays in L2) into groups of {@link #MR} = 14 rows interleaved
+ * by k. Each panel then runs through K in blocks of at most {@link #KC} = 1024 against every row
+ * group of the block: the panel's K block (128 KiB) stays in L2 and streams through the kernel
+ * (128 B per 28 FMAs, well within L2 bandwidth), and the output tile is read and written once per
+ * K block while it is still in L1/L2 (with 256-deep blocks so that B stayed in L1, the extra
+ * output tile flushes cost more than they saved). Threads take either a contiguous range of row
+ * groups (many rows: each packs only its rows) or of column panels (few rows: the threads first
+ * pack all of A together, then share it).
  */
 public final class Sgemm {
     public static final int NR = MicroKernels.NR;
     public static final int MR = MicroKernels.MR;
-    static final int KC = 256;
+    static final int KC = 1024;
     static final int MC_MAX = 40 * MR;
+    /** Bytes of packed A per row block: half the 2 MiB L2, the rest is for B panels and output tiles. */
+    private static final long A_BUDGET = 1L << 20;
     /** Panels whose output the epilogue processes at once: enough columns to amortise its per-call cost. */
     private static final int EPILOGUE_PANELS = 8;
     /**
@@ -87,6 +91,12 @@ public final class Sgemm {
         return Math.max(1, (k + KC - 1) / KC);
     }
 
+    /** Rows per block whose packed A, all of K, fits the L2 budget (whole groups, at least one). */
+    private static int rowLimit(int k) {
+        long rows = A_BUDGET / (4L * Math.max(1, k)) / MR * MR;
+        return (int) Math.max(MR, Math.min(MC_MAX, rows));
+    }
+
     /** Where K block kb starts: blocks of even size, so no block is a sliver. */
     private static int kStart(int k, int kBlocks, int kb) {
         return (int) ((long) k * kb / kBlocks);
@@ -96,43 +106,43 @@ public final class Sgemm {
     private record Job(RowSource a, int m, PanelSource b, MemorySegment c, long cOff, long ldc, Epilogue epilogue) {
 
         /**
-         * Rows [i0, i1) x panels [p0, p1): row block by row block, K block by K block. {@code packed}
-         * is all of A already packed (K block by K block, as one row block), or null.
+         * Rows [i0, i1) x panels [p0, p1), row block by row block. A row block is packed for all of K
+         * (K block by K block) and then each panel runs through every K block before the next: the
+         * output tile column stays in L1/L2 while it accumulates, instead of being fetched back from
+         * L3 once per K block. {@code packed} is all of A already packed that way (one row block), or null.
          */
         void run(int i0, int i1, int p0, int p1, float[] packed) {
             Scratch s = SCRATCH.get();
             int k = b.k();
             int kBlocks = kBlocks(k);
-            int rowBlocks = (i1 - i0 + MC_MAX - 1) / MC_MAX;
+            int limit = packed != null ? i1 - i0 : rowLimit(k);
+            int rowBlocks = (i1 - i0 + limit - 1) / limit;
             // Even blocks (whole groups): a remainder block of a few rows would waste a pass over B.
             int mc = ((i1 - i0 + rowBlocks - 1) / rowBlocks + MR - 1) / MR * MR;
             for (int r0 = i0; r0 < i1; r0 += mc) {
                 int rows = Math.min(mc, i1 - r0);
-                for (int kb = 0; kb < kBlocks; kb++) {
-                    int k0 = kStart(k, kBlocks, kb);
-                    int kc = kStart(k, kBlocks, kb + 1) - k0;
-                    float[] ap;
-                    int apOff;
-                    if (packed != null) {
-                        ap = packed;
-                        apOff = (rows + MR - 1) / MR * MR * k0;
-                    } else {
-                        ap = s.a(rows, kc);
-                        apOff = 0;
-                        a.pack(r0, rows, k0, kc, ap, 0);
+                int padded = (rows + MR - 1) / MR * MR;
+                float[] ap = packed;
+                if (ap == null) {
+                    ap = s.a(padded * k);
+                    for (int kb = 0; kb < kBlocks; kb++) {
+                        int k0 = kStart(k, kBlocks, kb);
+                        a.pack(r0, rows, k0, kStart(k, kBlocks, kb + 1) - k0, ap, padded * k0);
                     }
-                    boolean last = kb == kBlocks - 1;
-                    for (int q0 = p0; q0 < p1; q0 += EPILOGUE_PANELS) {
-                        int q1 = Math.min(p1, q0 + EPILOGUE_PANELS);
-                        for (int p = q0; p < q1; p++) {
-                            sweep(ap, apOff, r0, rows, p, k0, kc, s);
+                }
+                for (int q0 = p0; q0 < p1; q0 += EPILOGUE_PANELS) {
+                    int q1 = Math.min(p1, q0 + EPILOGUE_PANELS);
+                    for (int p = q0; p < q1; p++) {
+                        for (int kb = 0; kb < kBlocks; kb++) {
+                            int k0 = kStart(k, kBlocks, kb);
+                            sweep(ap, padded * k0, r0, rows, p, k0, kStart(k, kBlocks, kb + 1) - k0, s);
                         }
-                        if (last && epilogue != null) {
-                            int j0 = q0 * NR;
-                            int cols = Math.min(q1 * NR, b.n()) - j0;
-                            for (int r = r0; r < r0 + rows; r++) {
-                                epilogue.apply(c, cOff + 4L * r * ldc, r, j0, cols);
-                            }
+                    }
+                    if (epilogue != null) {
+                        int j0 = q0 * NR;
+                        int cols = Math.min(q1 * NR, b.n()) - j0;
+                        for (int r = r0; r < r0 + rows; r++) {
+                            epilogue.apply(c, cOff + 4L * r * ldc, r, j0, cols);
                         }
                     }
                 }
@@ -163,8 +173,7 @@ public final class Sgemm {
         float[] b = new float[NR * KC];
         final float[] tile = new float[MR * NR];
 
-        float[] a(int rows, int kc) {
-            int need = ((rows + MR - 1) / MR) * MR * kc;
+        float[] a(int need) {
             if (a.length < need) {
                 a = new float[need];
             }
