@@ -25,6 +25,8 @@ public final class Sgemm {
     static final int MC_MAX = 40 * MR;
     /** Bytes of packed A per row block: half the 2 MiB L2, the rest is for B panels and output tiles. */
     private static final long A_BUDGET = 1L << 20;
+    /** K columns of one row group per packing task when the threads pack A together. */
+    private static final int PACK_K = 128;
     /** Panels whose output the epilogue processes at once: enough columns to amortise its per-call cost. */
     private static final int EPILOGUE_PANELS = 8;
     /**
@@ -74,13 +76,24 @@ public final class Sgemm {
             int k = b.k();
             int kBlocks = kBlocks(k);
             float[] shared = SCRATCH.get().shared(groups * MR * k);
-            pool.parallelFor(groups * kBlocks, (t0, t1) -> {
+            // Tasks of one group x PACK_K columns: few rows make few groups, which would split unevenly.
+            int slices = (k + PACK_K - 1) / PACK_K;
+            int padded = groups * MR;
+            pool.parallelFor(groups * Math.max(1, slices), (t0, t1) -> {
                 for (int t = t0; t < t1; t++) {
                     int g = t % groups;
-                    int kb = t / groups;
-                    int k0 = kStart(k, kBlocks, kb);
-                    int kc = kStart(k, kBlocks, kb + 1) - k0;
-                    a.pack(g * MR, Math.min(MR, m - g * MR), k0, kc, shared, groups * MR * k0 + g * kc * MR);
+                    int s0 = t / groups * PACK_K;
+                    int s1 = Math.min(k, s0 + PACK_K);
+                    for (int kb = 0; kb < kBlocks; kb++) { // the part of the slice in each K block
+                        int b0 = kStart(k, kBlocks, kb);
+                        int b1 = kStart(k, kBlocks, kb + 1);
+                        int from = Math.max(s0, b0);
+                        int to = Math.min(s1, b1);
+                        if (from < to) {
+                            a.pack(g * MR, Math.min(MR, m - g * MR), from, to - from, shared,
+                                    padded * b0 + g * (b1 - b0) * MR + (from - b0) * MR);
+                        }
+                    }
                 }
             });
             pool.parallelFor(panels, (p0, p1) -> job.run(0, m, p0, p1, shared));
