@@ -2,32 +2,58 @@ package io.partita.backend.dnnl.internal.gemm;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
 
 /** A[M, K] in memory: element (i, kk) at byte {@code off + 4 * (i * rowStride + kk * colStride)}. */
 public record StridedRows(MemorySegment a, long off, long rowStride, long colStride, int m, int k)
         implements RowSource {
     private static final ValueLayout.OfFloat F = ValueLayout.JAVA_FLOAT_UNALIGNED;
+    /** One row of A copied out of memory in bulk: scattering from a heap array avoids per-element segment checks. */
+    private static final ThreadLocal<float[][]> ROW = ThreadLocal.withInitial(() -> new float[1][Sgemm.KC]);
 
     @Override
     public void pack(int i0, int rows, int k0, int kc, float[] ap, int apOff) {
         int mr = Sgemm.MR;
         int groups = (rows + mr - 1) / mr;
-        long step = 4L * colStride;
         for (int g = 0; g < groups; g++) {
             int base = apOff + g * kc * mr;
-            for (int r = 0; r < mr; r++) {
-                int i = g * mr + r;
-                if (i >= rows) {
-                    for (int kk = 0; kk < kc; kk++) {
-                        ap[base + kk * mr + r] = 0f;
-                    }
-                    continue;
-                }
-                long row = off + 4L * ((long) (i0 + i) * rowStride + (long) k0 * colStride);
+            int live = Math.min(mr, rows - g * mr);
+            long first = off + 4L * ((long) (i0 + g * mr) * rowStride + (long) k0 * colStride);
+            if (rowStride == 1 && live > 1) {
+                // A transposed in memory: the group's rows are contiguous for each k.
                 for (int kk = 0; kk < kc; kk++) {
-                    ap[base + kk * mr + r] = a.get(F, row + step * kk);
+                    MemorySegment.copy(a, F, first + 4L * kk * colStride, ap, base + kk * mr, live);
+                }
+            } else if (colStride == 1) {
+                float[] row = row(kc);
+                for (int r = 0; r < live; r++) {
+                    MemorySegment.copy(a, F, first + 4L * r * rowStride, row, 0, kc);
+                    for (int kk = 0, o = base + r; kk < kc; kk++, o += mr) {
+                        ap[o] = row[kk];
+                    }
+                }
+            } else {
+                long step = 4L * colStride;
+                for (int r = 0; r < live; r++) {
+                    long src = first + 4L * r * rowStride;
+                    for (int kk = 0, o = base + r; kk < kc; kk++, o += mr) {
+                        ap[o] = a.get(F, src + step * kk);
+                    }
+                }
+            }
+            if (live < mr) {
+                for (int kk = 0; kk < kc; kk++) {
+                    Arrays.fill(ap, base + kk * mr + live, base + kk * mr + mr, 0f);
                 }
             }
         }
+    }
+
+    private static float[] row(int kc) {
+        float[][] holder = ROW.get();
+        if (holder[0].length < kc) {
+            holder[0] = new float[kc];
+        }
+        return holder[0];
     }
 }

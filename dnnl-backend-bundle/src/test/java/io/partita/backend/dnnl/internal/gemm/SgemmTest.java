@@ -27,7 +27,12 @@ class SgemmTest {
     @CsvSource({
         "1,1,1,false,1", "1,3,5,false,2", "3,17,63,false,2", "5,64,64,false,1", "6,65,65,false,2",
         "7,100,130,true,2", "17,2,1,false,2", "63,33,200,true,1", "65,129,127,false,2", "96,64,64,false,2",
-        "97,300,70,false,2", "200,50,8,false,2", "400,20,300,true,2", "2,2100,3,false,2", "13,2049,65,true,2"
+        "97,300,70,false,2", "200,50,8,false,2", "400,20,300,true,2", "2,2100,3,false,2", "13,2049,65,true,2",
+        // around the 14 x 32 kernel, its 8- and 4-row variants, K blocks of <= 1024, row blocks (A <= 1 MiB)
+        "14,32,32,false,1", "15,257,33,true,2", "28,256,64,false,2", "8,512,31,false,2", "4,513,96,true,2",
+        "5,100,17,false,1", "9,300,1,false,2", "13,784,10,false,2", "3,0,5,false,1", "63,1,65,false,2",
+        "65,3,63,true,2", "224,100,40,false,2", "225,70,33,true,2", "600,20,35,false,2", "1130,3,33,false,1",
+        "20,1025,40,false,2", "30,3000,33,true,2", "300,1100,70,false,1", "500,600,65,false,2"
     })
     void matchesTheNaiveProduct(int m, int k, int n, boolean transposeA, int threads) {
         SplittableRandom r = new SplittableRandom(m * 31L + k * 7L + n);

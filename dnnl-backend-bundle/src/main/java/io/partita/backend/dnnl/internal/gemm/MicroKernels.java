@@ -1,0 +1,275 @@
+package io.partita.backend.dnnl.internal.gemm;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteOrder;
+
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorMask;
+import jdk.incubator.vector.VectorSpecies;
+
+/**
+ * The register-blocked micro-kernels: C[r x 32] (+)= packed A group x packed B panel rows, one
+ * kernel per row count (14, 8, 4) so that a short last row group does not pay for 14 rows.
+ *
+ * <p>Each k step loads two 16-float vectors of B and broadcasts one A value per row; 14 rows keep
+ * 28 accumulators live out of the 32 vector registers, the widest block measured to keep both FMA
+ * ports busy (on L1-resident data it reaches ~95% of the register-only FMA peak; 6 x 64 reached
+ * ~75%). The code is written out per row because accumulators must be locals to stay in registers.
+ * Accumulators go to a small tile array, then to C: loading C into them as well made the
+ * method too big for C1's register allocator, and a method C1 cannot compile at tier 3 never
+ * reached C2.
+ */
+final class MicroKernels {
+    static final VectorSpecies<Float> S = FloatVector.SPECIES_512;
+    static final int NR = 32;
+    /** Rows of A per packed group (the widest kernel). */
+    static final int MR = 14;
+    private static final ByteOrder ORDER = ByteOrder.nativeOrder();
+
+    private MicroKernels() {
+    }
+
+    /**
+     * C tile (+)= A group x B rows over kc steps, for the first {@code mr} rows and {@code cols}
+     * columns of the tile: A element (r, kk) at {@code ap[aOff + kk * MR + r]}, B element (kk, j) at
+     * {@code bp[bOff + kk * NR + j]}, C element (r, j) at byte {@code cOff + r * ldcBytes + 4 * j}.
+     */
+    static void run(float[] ap, int aOff, float[] bp, int bOff, int kc, MemorySegment c, long cOff, long ldcBytes,
+            boolean accumulate, int mr, int cols, float[] tile) {
+        if (mr > 8) {
+            k14(ap, aOff, bp, bOff, kc, c, cOff, ldcBytes, accumulate, mr, cols, tile);
+        } else if (mr > 4) {
+            k8(ap, aOff, bp, bOff, kc, c, cOff, ldcBytes, accumulate, mr, cols, tile);
+        } else {
+            k4(ap, aOff, bp, bOff, kc, c, cOff, ldcBytes, accumulate, mr, cols, tile);
+        }
+    }
+
+    private static void k14(float[] ap, int aOff, float[] bp, int bOff, int kc, MemorySegment c, long cOff,
+            long ldcBytes, boolean accumulate, int mr, int cols, float[] tile) {
+        loop14(ap, aOff, bp, bOff, kc, tile);
+        flush(tile, c, cOff, ldcBytes, accumulate, mr, cols);
+    }
+
+    private static void loop14(float[] ap, int aOff, float[] bp, int bOff, int kc, float[] tile) {
+        FloatVector z = FloatVector.zero(S);
+        FloatVector c00 = z, c01 = z;
+        FloatVector c10 = z, c11 = z;
+        FloatVector c20 = z, c21 = z;
+        FloatVector c30 = z, c31 = z;
+        FloatVector c40 = z, c41 = z;
+        FloatVector c50 = z, c51 = z;
+        FloatVector c60 = z, c61 = z;
+        FloatVector c70 = z, c71 = z;
+        FloatVector c80 = z, c81 = z;
+        FloatVector c90 = z, c91 = z;
+        FloatVector c100 = z, c101 = z;
+        FloatVector c110 = z, c111 = z;
+        FloatVector c120 = z, c121 = z;
+        FloatVector c130 = z, c131 = z;
+        int ai = aOff;
+        int bi = bOff;
+        for (int kk = 0; kk < kc; kk++, ai += MR, bi += NR) {
+            FloatVector b0 = FloatVector.fromArray(S, bp, bi);
+            FloatVector b1 = FloatVector.fromArray(S, bp, bi + 16);
+            FloatVector a0 = FloatVector.broadcast(S, ap[ai + 0]);
+            c00 = b0.fma(a0, c00);
+            c01 = b1.fma(a0, c01);
+            FloatVector a1 = FloatVector.broadcast(S, ap[ai + 1]);
+            c10 = b0.fma(a1, c10);
+            c11 = b1.fma(a1, c11);
+            FloatVector a2 = FloatVector.broadcast(S, ap[ai + 2]);
+            c20 = b0.fma(a2, c20);
+            c21 = b1.fma(a2, c21);
+            FloatVector a3 = FloatVector.broadcast(S, ap[ai + 3]);
+            c30 = b0.fma(a3, c30);
+            c31 = b1.fma(a3, c31);
+            FloatVector a4 = FloatVector.broadcast(S, ap[ai + 4]);
+            c40 = b0.fma(a4, c40);
+            c41 = b1.fma(a4, c41);
+            FloatVector a5 = FloatVector.broadcast(S, ap[ai + 5]);
+            c50 = b0.fma(a5, c50);
+            c51 = b1.fma(a5, c51);
+            FloatVector a6 = FloatVector.broadcast(S, ap[ai + 6]);
+            c60 = b0.fma(a6, c60);
+            c61 = b1.fma(a6, c61);
+            FloatVector a7 = FloatVector.broadcast(S, ap[ai + 7]);
+            c70 = b0.fma(a7, c70);
+            c71 = b1.fma(a7, c71);
+            FloatVector a8 = FloatVector.broadcast(S, ap[ai + 8]);
+            c80 = b0.fma(a8, c80);
+            c81 = b1.fma(a8, c81);
+            FloatVector a9 = FloatVector.broadcast(S, ap[ai + 9]);
+            c90 = b0.fma(a9, c90);
+            c91 = b1.fma(a9, c91);
+            FloatVector a10 = FloatVector.broadcast(S, ap[ai + 10]);
+            c100 = b0.fma(a10, c100);
+            c101 = b1.fma(a10, c101);
+            FloatVector a11 = FloatVector.broadcast(S, ap[ai + 11]);
+            c110 = b0.fma(a11, c110);
+            c111 = b1.fma(a11, c111);
+            FloatVector a12 = FloatVector.broadcast(S, ap[ai + 12]);
+            c120 = b0.fma(a12, c120);
+            c121 = b1.fma(a12, c121);
+            FloatVector a13 = FloatVector.broadcast(S, ap[ai + 13]);
+            c130 = b0.fma(a13, c130);
+            c131 = b1.fma(a13, c131);
+        }
+        c00.intoArray(tile, 0);
+        c01.intoArray(tile, 16);
+        c10.intoArray(tile, 32);
+        c11.intoArray(tile, 48);
+        c20.intoArray(tile, 64);
+        c21.intoArray(tile, 80);
+        c30.intoArray(tile, 96);
+        c31.intoArray(tile, 112);
+        c40.intoArray(tile, 128);
+        c41.intoArray(tile, 144);
+        c50.intoArray(tile, 160);
+        c51.intoArray(tile, 176);
+        c60.intoArray(tile, 192);
+        c61.intoArray(tile, 208);
+        c70.intoArray(tile, 224);
+        c71.intoArray(tile, 240);
+        c80.intoArray(tile, 256);
+        c81.intoArray(tile, 272);
+        c90.intoArray(tile, 288);
+        c91.intoArray(tile, 304);
+        c100.intoArray(tile, 320);
+        c101.intoArray(tile, 336);
+        c110.intoArray(tile, 352);
+        c111.intoArray(tile, 368);
+        c120.intoArray(tile, 384);
+        c121.intoArray(tile, 400);
+        c130.intoArray(tile, 416);
+        c131.intoArray(tile, 432);
+    }
+
+    private static void k8(float[] ap, int aOff, float[] bp, int bOff, int kc, MemorySegment c, long cOff,
+            long ldcBytes, boolean accumulate, int mr, int cols, float[] tile) {
+        loop8(ap, aOff, bp, bOff, kc, tile);
+        flush(tile, c, cOff, ldcBytes, accumulate, mr, cols);
+    }
+
+    private static void loop8(float[] ap, int aOff, float[] bp, int bOff, int kc, float[] tile) {
+        FloatVector z = FloatVector.zero(S);
+        FloatVector c00 = z, c01 = z;
+        FloatVector c10 = z, c11 = z;
+        FloatVector c20 = z, c21 = z;
+        FloatVector c30 = z, c31 = z;
+        FloatVector c40 = z, c41 = z;
+        FloatVector c50 = z, c51 = z;
+        FloatVector c60 = z, c61 = z;
+        FloatVector c70 = z, c71 = z;
+        int ai = aOff;
+        int bi = bOff;
+        for (int kk = 0; kk < kc; kk++, ai += MR, bi += NR) {
+            FloatVector b0 = FloatVector.fromArray(S, bp, bi);
+            FloatVector b1 = FloatVector.fromArray(S, bp, bi + 16);
+            FloatVector a0 = FloatVector.broadcast(S, ap[ai + 0]);
+            c00 = b0.fma(a0, c00);
+            c01 = b1.fma(a0, c01);
+            FloatVector a1 = FloatVector.broadcast(S, ap[ai + 1]);
+            c10 = b0.fma(a1, c10);
+            c11 = b1.fma(a1, c11);
+            FloatVector a2 = FloatVector.broadcast(S, ap[ai + 2]);
+            c20 = b0.fma(a2, c20);
+            c21 = b1.fma(a2, c21);
+            FloatVector a3 = FloatVector.broadcast(S, ap[ai + 3]);
+            c30 = b0.fma(a3, c30);
+            c31 = b1.fma(a3, c31);
+            FloatVector a4 = FloatVector.broadcast(S, ap[ai + 4]);
+            c40 = b0.fma(a4, c40);
+            c41 = b1.fma(a4, c41);
+            FloatVector a5 = FloatVector.broadcast(S, ap[ai + 5]);
+            c50 = b0.fma(a5, c50);
+            c51 = b1.fma(a5, c51);
+            FloatVector a6 = FloatVector.broadcast(S, ap[ai + 6]);
+            c60 = b0.fma(a6, c60);
+            c61 = b1.fma(a6, c61);
+            FloatVector a7 = FloatVector.broadcast(S, ap[ai + 7]);
+            c70 = b0.fma(a7, c70);
+            c71 = b1.fma(a7, c71);
+        }
+        c00.intoArray(tile, 0);
+        c01.intoArray(tile, 16);
+        c10.intoArray(tile, 32);
+        c11.intoArray(tile, 48);
+        c20.intoArray(tile, 64);
+        c21.intoArray(tile, 80);
+        c30.intoArray(tile, 96);
+        c31.intoArray(tile, 112);
+        c40.intoArray(tile, 128);
+        c41.intoArray(tile, 144);
+        c50.intoArray(tile, 160);
+        c51.intoArray(tile, 176);
+        c60.intoArray(tile, 192);
+        c61.intoArray(tile, 208);
+        c70.intoArray(tile, 224);
+        c71.intoArray(tile, 240);
+    }
+
+    private static void k4(float[] ap, int aOff, float[] bp, int bOff, int kc, MemorySegment c, long cOff,
+            long ldcBytes, boolean accumulate, int mr, int cols, float[] tile) {
+        loop4(ap, aOff, bp, bOff, kc, tile);
+        flush(tile, c, cOff, ldcBytes, accumulate, mr, cols);
+    }
+
+    private static void loop4(float[] ap, int aOff, float[] bp, int bOff, int kc, float[] tile) {
+        FloatVector z = FloatVector.zero(S);
+        FloatVector c00 = z, c01 = z;
+        FloatVector c10 = z, c11 = z;
+        FloatVector c20 = z, c21 = z;
+        FloatVector c30 = z, c31 = z;
+        int ai = aOff;
+        int bi = bOff;
+        for (int kk = 0; kk < kc; kk++, ai += MR, bi += NR) {
+            FloatVector b0 = FloatVector.fromArray(S, bp, bi);
+            FloatVector b1 = FloatVector.fromArray(S, bp, bi + 16);
+            FloatVector a0 = FloatVector.broadcast(S, ap[ai + 0]);
+            c00 = b0.fma(a0, c00);
+            c01 = b1.fma(a0, c01);
+            FloatVector a1 = FloatVector.broadcast(S, ap[ai + 1]);
+            c10 = b0.fma(a1, c10);
+            c11 = b1.fma(a1, c11);
+            FloatVector a2 = FloatVector.broadcast(S, ap[ai + 2]);
+            c20 = b0.fma(a2, c20);
+            c21 = b1.fma(a2, c21);
+            FloatVector a3 = FloatVector.broadcast(S, ap[ai + 3]);
+            c30 = b0.fma(a3, c30);
+            c31 = b1.fma(a3, c31);
+        }
+        c00.intoArray(tile, 0);
+        c01.intoArray(tile, 16);
+        c10.intoArray(tile, 32);
+        c11.intoArray(tile, 48);
+        c20.intoArray(tile, 64);
+        c21.intoArray(tile, 80);
+        c30.intoArray(tile, 96);
+        c31.intoArray(tile, 112);
+    }
+
+    /** Writes (or adds) the first mr rows and cols columns of a tile (rows of NR floats) to C. */
+    private static void flush(float[] tile, MemorySegment c, long cOff, long ldcBytes, boolean accumulate, int mr,
+            int cols) {
+        for (int r = 0; r < mr; r++) {
+            long row = cOff + r * ldcBytes;
+            for (int q = 0; q < cols; q += 16) {
+                FloatVector v = FloatVector.fromArray(S, tile, r * NR + q);
+                long o = row + 4L * q;
+                if (q + 16 <= cols) {
+                    if (accumulate) {
+                        v = v.add(FloatVector.fromMemorySegment(S, c, o, ORDER));
+                    }
+                    v.intoMemorySegment(c, o, ORDER);
+                } else {
+                    VectorMask<Float> mask = S.indexInRange(q, cols);
+                    if (accumulate) {
+                        v = v.add(FloatVector.fromMemorySegment(S, c, o, ORDER, mask));
+                    }
+                    v.intoMemorySegment(c, o, ORDER, mask);
+                }
+            }
+        }
+    }
+}
