@@ -25,7 +25,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <pre>
  * java -jar benchmarks/target/benchmarks.jar anchors [--cases matmul,conv,mlp] [--contenders onednn,ort,...]
- *      [--threads 2] [--min-time 1.0] [--warmup 0.5] [--min-iters 20] [--rounds 1] [--busy-retries 2] [--verify]
+ *      [--threads 2] [--min-time 1.0] [--warmup 3.0] [--min-iters 20] [--rounds 1] [--busy-retries 2] [--verify]
  *      [--cache-dir DIR] [--jvm-arg ARG]...
  * </pre>
  * {@code --cases} takes kinds ({@code matmul}, {@code conv}, {@code mlp}) or exact case names
@@ -56,7 +56,9 @@ public final class AnchorsCommand {
     private final List<String> extraJvmArgs = new ArrayList<>();
     private int threads = 2;
     private double minTime = 1.0;
-    private double warmup = 0.5;
+    // Partita's kernels reach steady state only once C2 has compiled them (thousands of runs of the
+    // Vector API loops); half a second left the convolution at a third of its speed. Natives don't mind.
+    private double warmup = 3.0;
     private int minIters = 20;
     private int rounds = 1;
     private int busyRetries = 2;
