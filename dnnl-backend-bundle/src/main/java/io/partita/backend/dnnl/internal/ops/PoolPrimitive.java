@@ -105,19 +105,31 @@ public final class PoolPrimitive implements Primitive {
         return r;
     }
 
-    /** Per output position of one axis: first source position and the in-range kernel taps [lo, hi). */
+    /**
+     * Per output position of one axis: first source position and the in-range kernel taps [lo, hi).
+     * Found by scanning the taps (once, at primitive creation) rather than by the reference's closed
+     * form, so the two backends do not share a mistake the comparison would then miss.
+     */
     private record Axis(int[] first, int[] lo, int[] hi) {
         static Axis of(int out, int in, int k, int s, int d, int pb) {
             int[] first = new int[out];
             int[] lo = new int[out];
             int[] hi = new int[out];
             for (int o = 0; o < out; o++) {
-                int f = o * s - pb;
-                int l = f >= 0 ? 0 : Math.ceilDiv(-f, d);
-                int h = f > in - 1 ? 0 : Math.min(k, Math.floorDiv(in - 1 - f, d) + 1);
-                first[o] = f;
-                lo[o] = Math.min(l, k);
-                hi[o] = Math.max(h, lo[o]);
+                first[o] = o * s - pb;
+                int l = k;
+                int h = k;
+                for (int t = 0; t < k; t++) {
+                    int pos = first[o] + t * d;
+                    if (pos >= 0 && pos < in) {
+                        if (l == k) {
+                            l = t;
+                        }
+                        h = t + 1;
+                    }
+                }
+                lo[o] = l;
+                hi[o] = Math.max(h, l);
             }
             return new Axis(first, lo, hi);
         }
