@@ -145,9 +145,30 @@ public final class SoftMaxPrimitive implements Primitive {
         });
     }
 
-    /** One line along the last axis: source at element {@code so} (unit stride), dst at {@code dof}. */
+    /**
+     * One line along the last axis: source at element {@code so} (unit stride), dst at {@code dof}.
+     * The three passes are separate methods on purpose: as one method, C1 ran out of registers
+     * compiling it at tier 3, and a method C1 cannot profile never reached C2 (it ran on boxed
+     * vectors).
+     */
     private void row(MemorySegment src, long so, MemorySegment dst, long dof, MemorySegment stats, long line) {
         int n = len;
+        float max = rowMax(src, so, n);
+        if (d.infAsZero && max == Float.NEGATIVE_INFINITY) {
+            dst.asSlice(4 * dof, 4L * n).fill((byte) 0);
+            if (stats != null) {
+                stats.set(F, 4 * line, Float.NEGATIVE_INFINITY);
+            }
+            return;
+        }
+        float sum = rowExp(src, so, dst, dof, n, max);
+        rowScale(dst, dof, n, 1f / sum);
+        if (stats != null) {
+            stats.set(F, 4 * line, max + (float) Math.log(sum));
+        }
+    }
+
+    private static float rowMax(MemorySegment src, long so, int n) {
         FloatVector mv = FloatVector.broadcast(S, Float.NEGATIVE_INFINITY);
         int q = 0;
         for (; q + 16 <= n; q += 16) {
@@ -157,16 +178,14 @@ public final class SoftMaxPrimitive implements Primitive {
         for (; q < n; q++) {
             max = Math.max(max, src.get(F, 4 * (so + q)));
         }
-        if (d.infAsZero && max == Float.NEGATIVE_INFINITY) {
-            dst.asSlice(4 * dof, 4L * n).fill((byte) 0);
-            if (stats != null) {
-                stats.set(F, 4 * line, Float.NEGATIVE_INFINITY);
-            }
-            return;
-        }
+        return max;
+    }
+
+    /** Writes exp(x - max) to dst and returns the sum. */
+    private static float rowExp(MemorySegment src, long so, MemorySegment dst, long dof, int n, float max) {
         FloatVector m = FloatVector.broadcast(S, max);
         FloatVector sv = FloatVector.zero(S);
-        q = 0;
+        int q = 0;
         for (; q + 16 <= n; q += 16) {
             FloatVector e = FloatVector.fromMemorySegment(S, src, 4 * (so + q), ORDER).sub(m)
                     .lanewise(VectorOperators.EXP);
@@ -180,9 +199,12 @@ public final class SoftMaxPrimitive implements Primitive {
             e.intoMemorySegment(dst, 4 * (dof + q), ORDER, k);
             sv = sv.add(e, k);
         }
-        float sum = sv.reduceLanes(VectorOperators.ADD);
-        FloatVector scale = FloatVector.broadcast(S, 1f / sum);
-        q = 0;
+        return sv.reduceLanes(VectorOperators.ADD);
+    }
+
+    private static void rowScale(MemorySegment dst, long dof, int n, float factor) {
+        FloatVector scale = FloatVector.broadcast(S, factor);
+        int q = 0;
         for (; q + 16 <= n; q += 16) {
             long o = 4 * (dof + q);
             FloatVector.fromMemorySegment(S, dst, o, ORDER).mul(scale).intoMemorySegment(dst, o, ORDER);
@@ -191,9 +213,6 @@ public final class SoftMaxPrimitive implements Primitive {
             VectorMask<Float> k = S.indexInRange(q, n);
             long o = 4 * (dof + q);
             FloatVector.fromMemorySegment(S, dst, o, ORDER, k).mul(scale).intoMemorySegment(dst, o, ORDER, k);
-        }
-        if (stats != null) {
-            stats.set(F, 4 * line, max + (float) Math.log(sum));
         }
     }
 

@@ -158,29 +158,40 @@ public final class StoreChain {
          * Stores {@code count} values of {@code src} from {@code sOff}, all of channel {@code ch} of
          * image {@code img}, to the output elements from flat index {@code flat} (adding what the
          * output holds when {@code accumulate}); the chain runs on them when {@code finish}.
+         *
+         * <p>The fast and the general paths are separate methods on purpose (here and in
+         * {@link #pixelRun}): as one method, C1 ran out of registers compiling it at tier 3, and a
+         * method C1 cannot profile never reached C2, so every store ran through boxed vectors (a
+         * fifth of a convolution's time).
          */
         public void channelRun(float[] src, int sOff, MemorySegment out, long flat, int count, int img, int ch,
                 boolean accumulate, boolean finish) {
             boolean apply = finish && fused && kinds.length > 0;
             int vi = img * channels + ch;
             if (!accumulate && (!apply || biasOnly)) {
-                // the common cases without the per-step dispatch
-                FloatVector add = FloatVector.broadcast(S, apply ? values[0][vi] : 0f);
-                int q = 0;
-                for (; q + 16 <= count; q += 16) {
-                    FloatVector v = FloatVector.fromArray(S, src, sOff + q);
-                    (apply ? v.add(add) : v).intoMemorySegment(out, 4L * (flat + q), ORDER);
-                }
-                if (q < count) {
-                    VectorMask<Float> m = S.indexInRange(q, count);
-                    FloatVector v = FloatVector.fromArray(S, src, sOff + q, m);
-                    (apply ? v.add(add) : v).intoMemorySegment(out, 4L * (flat + q), ORDER, m);
-                }
-                if (finish && general != null) {
-                    general.apply(out, 4L * flat, flat, count);
-                }
-                return;
+                channelBiased(src, sOff, out, flat, count, apply ? values[0][vi] : 0f);
+            } else {
+                channelSteps(src, sOff, out, flat, count, vi, accumulate, apply);
             }
+            if (finish && general != null) {
+                general.apply(out, 4L * flat, flat, count);
+            }
+        }
+
+        private void channelBiased(float[] src, int sOff, MemorySegment out, long flat, int count, float bias) {
+            FloatVector add = FloatVector.broadcast(S, bias);
+            int q = 0;
+            for (; q + 16 <= count; q += 16) {
+                FloatVector.fromArray(S, src, sOff + q).add(add).intoMemorySegment(out, 4L * (flat + q), ORDER);
+            }
+            if (q < count) {
+                VectorMask<Float> m = S.indexInRange(q, count);
+                FloatVector.fromArray(S, src, sOff + q, m).add(add).intoMemorySegment(out, 4L * (flat + q), ORDER, m);
+            }
+        }
+
+        private void channelSteps(float[] src, int sOff, MemorySegment out, long flat, int count, int vi,
+                boolean accumulate, boolean apply) {
             for (int q = 0; q < count; q += 16) {
                 VectorMask<Float> m = q + 16 <= count ? null : S.indexInRange(q, count);
                 long o = 4L * (flat + q);
@@ -206,9 +217,6 @@ public final class StoreChain {
                     v.intoMemorySegment(out, o, ORDER, m);
                 }
             }
-            if (finish && general != null) {
-                general.apply(out, 4L * flat, flat, count);
-            }
         }
 
         /**
@@ -219,25 +227,45 @@ public final class StoreChain {
                 boolean accumulate, boolean finish) {
             boolean apply = finish && fused && kinds.length > 0;
             int vi = img * channels + ch;
-            if (!accumulate && (!apply || biasOnly)) {
-                float[] bias = apply ? values[0] : null;
-                int q = 0;
-                for (; q + 16 <= count; q += 16) {
-                    FloatVector v = FloatVector.fromArray(S, src, sOff + q);
-                    (apply ? v.add(FloatVector.fromArray(S, bias, vi + q)) : v).intoMemorySegment(out, 4L * (flat + q),
-                            ORDER);
-                }
-                if (q < count) {
-                    VectorMask<Float> m = S.indexInRange(q, count);
-                    FloatVector v = FloatVector.fromArray(S, src, sOff + q, m);
-                    (apply ? v.add(FloatVector.fromArray(S, bias, vi + q)) : v).intoMemorySegment(out, 4L * (flat + q),
-                            ORDER, m);
-                }
-                if (finish && general != null) {
-                    general.apply(out, 4L * flat, flat, count);
-                }
-                return;
+            if (!accumulate && !apply) {
+                pixelPlain(src, sOff, out, flat, count);
+            } else if (!accumulate && biasOnly) {
+                pixelBiased(src, sOff, out, flat, count, values[0], vi);
+            } else {
+                pixelSteps(src, sOff, out, flat, count, vi, accumulate, apply);
             }
+            if (finish && general != null) {
+                general.apply(out, 4L * flat, flat, count);
+            }
+        }
+
+        private static void pixelPlain(float[] src, int sOff, MemorySegment out, long flat, int count) {
+            int q = 0;
+            for (; q + 16 <= count; q += 16) {
+                FloatVector.fromArray(S, src, sOff + q).intoMemorySegment(out, 4L * (flat + q), ORDER);
+            }
+            if (q < count) {
+                VectorMask<Float> m = S.indexInRange(q, count);
+                FloatVector.fromArray(S, src, sOff + q, m).intoMemorySegment(out, 4L * (flat + q), ORDER, m);
+            }
+        }
+
+        private static void pixelBiased(float[] src, int sOff, MemorySegment out, long flat, int count, float[] bias,
+                int vi) {
+            int q = 0;
+            for (; q + 16 <= count; q += 16) {
+                FloatVector.fromArray(S, src, sOff + q).add(FloatVector.fromArray(S, bias, vi + q))
+                        .intoMemorySegment(out, 4L * (flat + q), ORDER);
+            }
+            if (q < count) {
+                VectorMask<Float> m = S.indexInRange(q, count);
+                FloatVector.fromArray(S, src, sOff + q, m).add(FloatVector.fromArray(S, bias, vi + q))
+                        .intoMemorySegment(out, 4L * (flat + q), ORDER, m);
+            }
+        }
+
+        private void pixelSteps(float[] src, int sOff, MemorySegment out, long flat, int count, int vi,
+                boolean accumulate, boolean apply) {
             for (int q = 0; q < count; q += 16) {
                 VectorMask<Float> m = q + 16 <= count ? null : S.indexInRange(q, count);
                 long o = 4L * (flat + q);
@@ -262,9 +290,6 @@ public final class StoreChain {
                 } else {
                     v.intoMemorySegment(out, o, ORDER, m);
                 }
-            }
-            if (finish && general != null) {
-                general.apply(out, 4L * flat, flat, count);
             }
         }
 

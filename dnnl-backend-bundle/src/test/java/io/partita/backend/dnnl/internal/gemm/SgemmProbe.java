@@ -111,7 +111,9 @@ public final class SgemmProbe {
         long[] t = new long[iters];
         long cpuStart = workerCpu();
         WorkerPool p = threads == 1 ? null : pool;
-        for (int w = 0; w < Math.max(5, iters / 4); w++) {
+        // Time-based warm-up: the kernels need C2, and a count-based one left large shapes in C1 code.
+        long warmEnd = System.nanoTime() + 3_000_000_000L;
+        while (System.nanoTime() < warmEnd) {
             Sgemm.multiply(a, 0, k, 1, m, pb, c, 0, n, null, p);
         }
         for (int i = 0; i < iters; i++) {
