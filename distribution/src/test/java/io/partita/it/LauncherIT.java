@@ -21,12 +21,20 @@ public class LauncherIT {
     }
 
     static Run partita(String stdin, String... args) throws IOException, InterruptedException {
+        return partitaWithJavaOpts(null, stdin, args);
+    }
+
+    static Run partitaWithJavaOpts(String javaOpts, String stdin, String... args)
+            throws IOException, InterruptedException {
         Path home = ContainerSupport.home().toAbsolutePath();
         List<String> cmd = new ArrayList<>();
         cmd.add(home.resolve("bin/partita").toString());
         cmd.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
         pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
+        if (javaOpts != null) {
+            pb.environment().put("PARTITA_JAVA_OPTS", javaOpts);
+        }
         Process p = pb.start();
         if (stdin != null) {
             p.getOutputStream().write(stdin.getBytes(StandardCharsets.UTF_8));
@@ -79,10 +87,13 @@ public class LauncherIT {
         assertTrue(r.out, r.out.contains("'lots' is not a number of megabytes"));
     }
 
-    static Path onnxTest(String name) {
+    static Path corpus() {
         String p = System.getProperty("partita.corpus");
-        Path root = p != null && !p.isEmpty() && !p.startsWith("${") ? Path.of(p) : Path.of("..", "testdata", "corpus");
-        return root.resolve("onnx-node").resolve(name).toAbsolutePath();
+        return p != null && !p.isEmpty() && !p.startsWith("${") ? Path.of(p) : Path.of("..", "testdata", "corpus");
+    }
+
+    static Path onnxTest(String name) {
+        return corpus().resolve("onnx-node").resolve(name).toAbsolutePath();
     }
 
     /** ONNX import inside the Felix container: protobuf-java is deployed as a bundle and resolves. */
@@ -99,5 +110,34 @@ public class LauncherIT {
         Run k = partita(null, "conformance", onnxTest("test_gemm_all_attributes").toString(), "--verbose");
         assertEquals(k.out, 0, k.code);
         assertTrue(k.out, k.out.contains("PASS test_gemm_all_attributes [dnnl]"));
+    }
+
+    /**
+     * A kernel method that C1 cannot compile at tier 3 ("out of virtual registers") never reaches
+     * C2 either, and then runs its vector code on boxed objects at a fraction of the speed, with no
+     * error anywhere. Running the examples long enough for the JIT to settle must not leave any
+     * Partita method in that state.
+     */
+    @Test
+    public void noKernelIsLeftToTheInterpreterTiers() throws Exception {
+        List<Path> graphs = new ArrayList<>();
+        for (String example : List.of("mlp.json", "attention.json", "resnet_block.json")) {
+            graphs.add(example(example));
+        }
+        // softmax across lines, reductions over columns, layer norm: kernels the examples do not reach
+        for (String op : List.of("softmax.json", "reducemean.json", "lnorm_ks.json")) {
+            graphs.add(corpus().resolve("benchdnn-graph/op/f32").resolve(op).toAbsolutePath());
+        }
+        for (Path graph : graphs) {
+            String example = graph.getFileName().toString();
+            Run r = partitaWithJavaOpts("-XX:+PrintCompilation", null, "run", graph.toString(),
+                    "--iterations", "2000", "--threads", "2");
+            assertEquals(r.out, 0, r.code);
+            List<String> skipped = r.out.lines()
+                    .filter(l -> l.contains("io.partita") && l.contains("COMPILE SKIPPED")
+                            && !l.contains("concurrent class loading"))
+                    .toList();
+            assertTrue(example + ": methods the JIT gave up on:\n" + String.join("\n", skipped), skipped.isEmpty());
+        }
     }
 }

@@ -153,18 +153,40 @@ public final class LayerNormPrimitive implements Primitive {
 
     private void row(MemorySegment src, long so, MemorySegment dst, long dof, MemorySegment gamma, MemorySegment beta,
             MemorySegment meanOut, MemorySegment varOut, int r) {
+        // The passes are separate methods on purpose: as one method, C1 ran out of registers at
+        // tier 3, and a method C1 cannot profile never reached C2 (it ran on boxed vectors).
         int n = cols;
+        float rough = sum(src, so, n) / n;
+        // Centred second pass; the residual sum corrects the rounded mean (corrected two-pass).
+        float[] moments = centredMoments(src, so, n, rough);
+        float corr = moments[1] / n;
+        float mean = rough + corr;
+        float var = Math.max(0f, moments[0] / n - corr * corr);
+        float inv = (float) (1 / Math.sqrt((double) var + d.epsilon));
+        normalize(src, so, dst, dof, gamma, beta, n, rough, corr, inv);
+        if (meanOut != null) {
+            meanOut.set(F, 4L * r, mean);
+        }
+        if (varOut != null) {
+            varOut.set(F, 4L * r, var);
+        }
+    }
+
+    private static float sum(MemorySegment src, long so, int n) {
         int full = n & ~15;
         FloatVector acc = FloatVector.zero(S);
         for (int q = 0; q < full; q += 16) {
             acc = acc.add(FloatVector.fromMemorySegment(S, src, 4 * (so + q), ORDER));
         }
-        VectorMask<Float> tail = S.indexInRange(full, n);
         if (full < n) {
-            acc = acc.add(FloatVector.fromMemorySegment(S, src, 4 * (so + full), ORDER, tail));
+            acc = acc.add(FloatVector.fromMemorySegment(S, src, 4 * (so + full), ORDER, S.indexInRange(full, n)));
         }
-        float rough = acc.reduceLanes(VectorOperators.ADD) / n;
-        // Centred second pass; the residual sum corrects the rounded mean (corrected two-pass).
+        return acc.reduceLanes(VectorOperators.ADD);
+    }
+
+    /** The sums of squares and of (x - rough). */
+    private static float[] centredMoments(MemorySegment src, long so, int n, float rough) {
+        int full = n & ~15;
         FloatVector m = FloatVector.broadcast(S, rough);
         FloatVector sq = FloatVector.zero(S);
         FloatVector res = FloatVector.zero(S);
@@ -174,17 +196,21 @@ public final class LayerNormPrimitive implements Primitive {
             res = res.add(c);
         }
         if (full < n) {
+            VectorMask<Float> tail = S.indexInRange(full, n);
             FloatVector c = FloatVector.fromMemorySegment(S, src, 4 * (so + full), ORDER, tail).sub(m);
             sq = sq.add(c.mul(c), tail);
             res = res.add(c, tail);
         }
-        float corr = res.reduceLanes(VectorOperators.ADD) / n;
-        float mean = rough + corr;
-        float var = Math.max(0f, sq.reduceLanes(VectorOperators.ADD) / n - corr * corr);
+        return new float[] {sq.reduceLanes(VectorOperators.ADD), res.reduceLanes(VectorOperators.ADD)};
+    }
+
+    private static void normalize(MemorySegment src, long so, MemorySegment dst, long dof, MemorySegment gamma,
+            MemorySegment beta, int n, float rough, float corr, float inv) {
+        int full = n & ~15;
         // x - mean as (x - rough) - corr: the first difference is exact for x near the mean, and
         // a float mean would round away what corr recovered
+        FloatVector m = FloatVector.broadcast(S, rough);
         FloatVector cv = FloatVector.broadcast(S, corr);
-        float inv = (float) (1 / Math.sqrt((double) var + d.epsilon));
         FloatVector iv = FloatVector.broadcast(S, inv);
         for (int q = 0; q < full; q += 16) {
             FloatVector y = FloatVector.fromMemorySegment(S, src, 4 * (so + q), ORDER).sub(m).sub(cv).mul(iv);
@@ -195,18 +221,13 @@ public final class LayerNormPrimitive implements Primitive {
             y.intoMemorySegment(dst, 4 * (dof + q), ORDER);
         }
         if (full < n) {
+            VectorMask<Float> tail = S.indexInRange(full, n);
             FloatVector y = FloatVector.fromMemorySegment(S, src, 4 * (so + full), ORDER, tail).sub(m).sub(cv).mul(iv);
             if (gamma != null) {
                 y = y.fma(FloatVector.fromMemorySegment(S, gamma, 4L * full, ORDER, tail),
                         FloatVector.fromMemorySegment(S, beta, 4L * full, ORDER, tail));
             }
             y.intoMemorySegment(dst, 4 * (dof + full), ORDER, tail);
-        }
-        if (meanOut != null) {
-            meanOut.set(F, 4L * r, mean);
-        }
-        if (varOut != null) {
-            varOut.set(F, 4L * r, var);
         }
     }
 

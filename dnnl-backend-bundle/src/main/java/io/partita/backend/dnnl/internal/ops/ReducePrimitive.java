@@ -278,58 +278,72 @@ public final class ReducePrimitive implements Primitive {
         }
     }
 
-    /** Sums of up to 64 columns at {@code base} over reduced positions [from, to) into acc. */
+    /**
+     * Sums of up to 64 columns at {@code base} over reduced positions [from, to) into acc, in
+     * blocks of {@link #FLUSH} positions summed in registers. The block loops are separate methods
+     * on purpose: as one method, C1 ran out of registers at tier 3, and a method C1 cannot profile
+     * never reached C2 (it ran on boxed vectors).
+     */
     private static void sumColumns(MemorySegment src, long base, Odometer od, long from, long to, int n, float[] acc) {
+        java.util.Arrays.fill(acc, 0, COLS, 0f);
+        od.seek(from);
+        for (long pos = from; pos < to; pos += FLUSH) {
+            int count = (int) Math.min(FLUSH, to - pos);
+            if (n == COLS) {
+                sumBlock(src, base, od, count, acc);
+            } else {
+                sumBlockMasked(src, base, od, count, n, acc);
+            }
+        }
+    }
+
+    private static void sumBlock(MemorySegment src, long base, Odometer od, int count, float[] acc) {
+        FloatVector a0 = FloatVector.zero(S);
+        FloatVector a1 = a0;
+        FloatVector a2 = a0;
+        FloatVector a3 = a0;
+        for (int i = 0; i < count; i++) {
+            long o = 4 * (base + od.offset());
+            a0 = a0.add(FloatVector.fromMemorySegment(S, src, o, ORDER));
+            a1 = a1.add(FloatVector.fromMemorySegment(S, src, o + 64, ORDER));
+            a2 = a2.add(FloatVector.fromMemorySegment(S, src, o + 128, ORDER));
+            a3 = a3.add(FloatVector.fromMemorySegment(S, src, o + 192, ORDER));
+            od.next();
+        }
+        addInto(acc, a0, a1, a2, a3);
+    }
+
+    private static void sumBlockMasked(MemorySegment src, long base, Odometer od, int count, int n, float[] acc) {
         VectorMask<Float> m0 = S.indexInRange(0, n);
         VectorMask<Float> m1 = S.indexInRange(16, n);
         VectorMask<Float> m2 = S.indexInRange(32, n);
         VectorMask<Float> m3 = S.indexInRange(48, n);
-        FloatVector t0 = FloatVector.zero(S);
-        FloatVector t1 = t0;
-        FloatVector t2 = t0;
-        FloatVector t3 = t0;
-        od.seek(from);
-        long pos = from;
-        while (pos < to) {
-            long end = Math.min(to, pos + FLUSH);
-            FloatVector a0 = FloatVector.zero(S);
-            FloatVector a1 = a0;
-            FloatVector a2 = a0;
-            FloatVector a3 = a0;
-            if (n == COLS) {
-                for (; pos < end; pos++) {
-                    long o = 4 * (base + od.offset());
-                    a0 = a0.add(FloatVector.fromMemorySegment(S, src, o, ORDER));
-                    a1 = a1.add(FloatVector.fromMemorySegment(S, src, o + 64, ORDER));
-                    a2 = a2.add(FloatVector.fromMemorySegment(S, src, o + 128, ORDER));
-                    a3 = a3.add(FloatVector.fromMemorySegment(S, src, o + 192, ORDER));
-                    od.next();
-                }
-            } else {
-                for (; pos < end; pos++) {
-                    long o = 4 * (base + od.offset());
-                    a0 = a0.add(FloatVector.fromMemorySegment(S, src, o, ORDER, m0));
-                    if (n > 16) {
-                        a1 = a1.add(FloatVector.fromMemorySegment(S, src, o + 64, ORDER, m1));
-                    }
-                    if (n > 32) {
-                        a2 = a2.add(FloatVector.fromMemorySegment(S, src, o + 128, ORDER, m2));
-                    }
-                    if (n > 48) {
-                        a3 = a3.add(FloatVector.fromMemorySegment(S, src, o + 192, ORDER, m3));
-                    }
-                    od.next();
-                }
+        FloatVector a0 = FloatVector.zero(S);
+        FloatVector a1 = a0;
+        FloatVector a2 = a0;
+        FloatVector a3 = a0;
+        for (int i = 0; i < count; i++) {
+            long o = 4 * (base + od.offset());
+            a0 = a0.add(FloatVector.fromMemorySegment(S, src, o, ORDER, m0));
+            if (n > 16) {
+                a1 = a1.add(FloatVector.fromMemorySegment(S, src, o + 64, ORDER, m1));
             }
-            t0 = t0.add(a0);
-            t1 = t1.add(a1);
-            t2 = t2.add(a2);
-            t3 = t3.add(a3);
+            if (n > 32) {
+                a2 = a2.add(FloatVector.fromMemorySegment(S, src, o + 128, ORDER, m2));
+            }
+            if (n > 48) {
+                a3 = a3.add(FloatVector.fromMemorySegment(S, src, o + 192, ORDER, m3));
+            }
+            od.next();
         }
-        t0.intoArray(acc, 0);
-        t1.intoArray(acc, 16);
-        t2.intoArray(acc, 32);
-        t3.intoArray(acc, 48);
+        addInto(acc, a0, a1, a2, a3);
+    }
+
+    private static void addInto(float[] acc, FloatVector a0, FloatVector a1, FloatVector a2, FloatVector a3) {
+        FloatVector.fromArray(S, acc, 0).add(a0).intoArray(acc, 0);
+        FloatVector.fromArray(S, acc, 16).add(a1).intoArray(acc, 16);
+        FloatVector.fromArray(S, acc, 32).add(a2).intoArray(acc, 32);
+        FloatVector.fromArray(S, acc, 48).add(a3).intoArray(acc, 48);
     }
 
     private void store(MemorySegment dst, long f, float[] acc, int n) {

@@ -221,43 +221,15 @@ public final class SoftMaxPrimitive implements Primitive {
      * {@code so + k * axisStride + j} in the source and {@code dof + k * inner + j} in dst. Each
      * pass walks the block row by row (k outer), so memory is read sequentially and the block
      * stays in cache between the passes; per-line maxima and sums live in {@code max}/{@code sum}.
+     * The passes are separate methods for the reason given at {@link #row}.
      */
     private void columns(MemorySegment src, long so, MemorySegment dst, long dof, MemorySegment stats, long statsBase,
             int c0, int c1, float[] max, float[] sum) {
         int n = c1 - c0;
-        int full = n & ~15;
-        VectorMask<Float> tail = S.indexInRange(full, n);
         java.util.Arrays.fill(max, 0, n, Float.NEGATIVE_INFINITY);
         java.util.Arrays.fill(sum, 0, n, 0f);
-        for (int k = 0; k < len; k++) {
-            long o = 4 * (so + k * axisStride + c0);
-            int q = 0;
-            for (; q < full; q += 16) {
-                FloatVector.fromArray(S, max, q).max(FloatVector.fromMemorySegment(S, src, o + 4L * q, ORDER))
-                        .intoArray(max, q);
-            }
-            if (q < n) {
-                FloatVector.fromArray(S, max, q, tail)
-                        .max(FloatVector.fromMemorySegment(S, src, o + 4L * q, ORDER, tail)).intoArray(max, q, tail);
-            }
-        }
-        for (int k = 0; k < len; k++) {
-            long o = 4 * (so + k * axisStride + c0);
-            long w = 4 * (dof + (long) k * inner + c0);
-            int q = 0;
-            for (; q < full; q += 16) {
-                FloatVector e = FloatVector.fromMemorySegment(S, src, o + 4L * q, ORDER)
-                        .sub(FloatVector.fromArray(S, max, q)).lanewise(VectorOperators.EXP);
-                e.intoMemorySegment(dst, w + 4L * q, ORDER);
-                FloatVector.fromArray(S, sum, q).add(e).intoArray(sum, q);
-            }
-            if (q < n) {
-                FloatVector e = FloatVector.fromMemorySegment(S, src, o + 4L * q, ORDER, tail)
-                        .sub(FloatVector.fromArray(S, max, q, tail)).lanewise(VectorOperators.EXP);
-                e.intoMemorySegment(dst, w + 4L * q, ORDER, tail);
-                FloatVector.fromArray(S, sum, q, tail).add(e).intoArray(sum, q, tail);
-            }
-        }
+        columnsMax(src, so + c0, n, max);
+        columnsExp(src, so + c0, dst, dof + c0, n, max, sum);
         if (stats != null) {
             for (int j = 0; j < n; j++) {
                 boolean empty = d.infAsZero && max[j] == Float.NEGATIVE_INFINITY;
@@ -272,21 +244,67 @@ public final class SoftMaxPrimitive implements Primitive {
             anyEmpty |= empty;
             sum[j] = empty ? 0f : 1f / sum[j];
         }
+        columnsScale(dst, dof + c0, n, sum, anyEmpty ? max : null);
+    }
+
+    private void columnsMax(MemorySegment src, long so, int n, float[] max) {
+        int full = n & ~15;
+        VectorMask<Float> tail = S.indexInRange(full, n);
         for (int k = 0; k < len; k++) {
-            long w = 4 * (dof + (long) k * inner + c0);
+            long o = 4 * (so + k * axisStride);
             int q = 0;
             for (; q < full; q += 16) {
-                FloatVector.fromMemorySegment(S, dst, w + 4L * q, ORDER).mul(FloatVector.fromArray(S, sum, q))
+                FloatVector.fromArray(S, max, q).max(FloatVector.fromMemorySegment(S, src, o + 4L * q, ORDER))
+                        .intoArray(max, q);
+            }
+            if (q < n) {
+                FloatVector.fromArray(S, max, q, tail)
+                        .max(FloatVector.fromMemorySegment(S, src, o + 4L * q, ORDER, tail)).intoArray(max, q, tail);
+            }
+        }
+    }
+
+    private void columnsExp(MemorySegment src, long so, MemorySegment dst, long dof, int n, float[] max, float[] sum) {
+        int full = n & ~15;
+        VectorMask<Float> tail = S.indexInRange(full, n);
+        for (int k = 0; k < len; k++) {
+            long o = 4 * (so + k * axisStride);
+            long w = 4 * (dof + (long) k * inner);
+            int q = 0;
+            for (; q < full; q += 16) {
+                FloatVector e = FloatVector.fromMemorySegment(S, src, o + 4L * q, ORDER)
+                        .sub(FloatVector.fromArray(S, max, q)).lanewise(VectorOperators.EXP);
+                e.intoMemorySegment(dst, w + 4L * q, ORDER);
+                FloatVector.fromArray(S, sum, q).add(e).intoArray(sum, q);
+            }
+            if (q < n) {
+                FloatVector e = FloatVector.fromMemorySegment(S, src, o + 4L * q, ORDER, tail)
+                        .sub(FloatVector.fromArray(S, max, q, tail)).lanewise(VectorOperators.EXP);
+                e.intoMemorySegment(dst, w + 4L * q, ORDER, tail);
+                FloatVector.fromArray(S, sum, q, tail).add(e).intoArray(sum, q, tail);
+            }
+        }
+    }
+
+    /** Multiplies by the per-line scale; where {@code max} is given, lines of only -inf get 0. */
+    private void columnsScale(MemorySegment dst, long dof, int n, float[] scale, float[] max) {
+        int full = n & ~15;
+        VectorMask<Float> tail = S.indexInRange(full, n);
+        for (int k = 0; k < len; k++) {
+            long w = 4 * (dof + (long) k * inner);
+            int q = 0;
+            for (; q < full; q += 16) {
+                FloatVector.fromMemorySegment(S, dst, w + 4L * q, ORDER).mul(FloatVector.fromArray(S, scale, q))
                         .intoMemorySegment(dst, w + 4L * q, ORDER);
             }
             if (q < n) {
                 FloatVector.fromMemorySegment(S, dst, w + 4L * q, ORDER, tail)
-                        .mul(FloatVector.fromArray(S, sum, q, tail))
+                        .mul(FloatVector.fromArray(S, scale, q, tail))
                         .intoMemorySegment(dst, w + 4L * q, ORDER, tail);
             }
-            if (anyEmpty) {
+            if (max != null) {
                 for (int j = 0; j < n; j++) {
-                    if (sum[j] == 0f && max[j] == Float.NEGATIVE_INFINITY) {
+                    if (scale[j] == 0f && max[j] == Float.NEGATIVE_INFINITY) {
                         dst.set(F, w + 4L * j, 0f); // NaN * 0 is NaN: write the 0
                     }
                 }
