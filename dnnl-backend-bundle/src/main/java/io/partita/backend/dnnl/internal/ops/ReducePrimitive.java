@@ -289,31 +289,12 @@ public final class ReducePrimitive implements Primitive {
         od.seek(from);
         for (long pos = from; pos < to; pos += FLUSH) {
             int count = (int) Math.min(FLUSH, to - pos);
-            if (n == COLS) {
-                sumBlock(src, base, od, count, acc);
-            } else {
-                sumBlockMasked(src, base, od, count, n, acc);
-            }
+            sumBlock(src, base, od, count, n, acc);
         }
     }
 
-    private static void sumBlock(MemorySegment src, long base, Odometer od, int count, float[] acc) {
-        FloatVector a0 = FloatVector.zero(S);
-        FloatVector a1 = a0;
-        FloatVector a2 = a0;
-        FloatVector a3 = a0;
-        for (int i = 0; i < count; i++) {
-            long o = 4 * (base + od.offset());
-            a0 = a0.add(FloatVector.fromMemorySegment(S, src, o, ORDER));
-            a1 = a1.add(FloatVector.fromMemorySegment(S, src, o + 64, ORDER));
-            a2 = a2.add(FloatVector.fromMemorySegment(S, src, o + 128, ORDER));
-            a3 = a3.add(FloatVector.fromMemorySegment(S, src, o + 192, ORDER));
-            od.next();
-        }
-        addInto(acc, a0, a1, a2, a3);
-    }
-
-    private static void sumBlockMasked(MemorySegment src, long base, Odometer od, int count, int n, float[] acc) {
+    /** One block of positions; the masks are all-true for a full block of 64 columns. */
+    private static void sumBlock(MemorySegment src, long base, Odometer od, int count, int n, float[] acc) {
         VectorMask<Float> m0 = S.indexInRange(0, n);
         VectorMask<Float> m1 = S.indexInRange(16, n);
         VectorMask<Float> m2 = S.indexInRange(32, n);
