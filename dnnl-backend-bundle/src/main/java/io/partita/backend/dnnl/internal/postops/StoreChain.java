@@ -161,15 +161,17 @@ public final class StoreChain {
          *
          * <p>The fast and the general paths are separate methods on purpose (here and in
          * {@link #pixelRun}): as one method, C1 ran out of registers compiling it at tier 3, and a
-         * method C1 cannot profile never reached C2, so every store ran through boxed vectors (a
-         * fifth of a convolution's time).
+         * method C1 cannot profile never reached C2, so every store ran through boxed vectors (the
+         * convolution anchor ran 1.4x slower).
          */
         public void channelRun(float[] src, int sOff, MemorySegment out, long flat, int count, int img, int ch,
                 boolean accumulate, boolean finish) {
             boolean apply = finish && fused && kinds.length > 0;
             int vi = img * channels + ch;
-            if (!accumulate && (!apply || biasOnly)) {
-                channelBiased(src, sOff, out, flat, count, apply ? values[0][vi] : 0f);
+            if (!accumulate && !apply) {
+                copy(src, sOff, out, flat, count);
+            } else if (!accumulate && biasOnly) {
+                channelBiased(src, sOff, out, flat, count, values[0][vi]);
             } else {
                 channelSteps(src, sOff, out, flat, count, vi, accumulate, apply);
             }
@@ -178,7 +180,8 @@ public final class StoreChain {
             }
         }
 
-        private void channelBiased(float[] src, int sOff, MemorySegment out, long flat, int count, float bias) {
+        private static void channelBiased(float[] src, int sOff, MemorySegment out, long flat, int count,
+                float bias) {
             FloatVector add = FloatVector.broadcast(S, bias);
             int q = 0;
             for (; q + 16 <= count; q += 16) {
@@ -228,7 +231,7 @@ public final class StoreChain {
             boolean apply = finish && fused && kinds.length > 0;
             int vi = img * channels + ch;
             if (!accumulate && !apply) {
-                pixelPlain(src, sOff, out, flat, count);
+                copy(src, sOff, out, flat, count);
             } else if (!accumulate && biasOnly) {
                 pixelBiased(src, sOff, out, flat, count, values[0], vi);
             } else {
@@ -239,7 +242,7 @@ public final class StoreChain {
             }
         }
 
-        private static void pixelPlain(float[] src, int sOff, MemorySegment out, long flat, int count) {
+        private static void copy(float[] src, int sOff, MemorySegment out, long flat, int count) {
             int q = 0;
             for (; q + 16 <= count; q += 16) {
                 FloatVector.fromArray(S, src, sOff + q).intoMemorySegment(out, 4L * (flat + q), ORDER);
