@@ -135,9 +135,10 @@ public final class LayerNormPrimitive implements Primitive {
         MemorySegment var = d.varianceOutput >= 0 ? inv.out(d.varianceOutput) : null;
         MemorySegment in = src;
         Views.parallel(inv.pool(), rows, (long) rows * cols, (r0, r1) -> {
+            float[] moments = new float[2];
             for (int r = r0; r < r1; r++) {
                 long so = Views.offset(r, outerDims, outerStrides, 0, outerDims.length);
-                row(in, so, out, (long) r * cols, gamma, beta, mean, var, r);
+                row(in, so, out, (long) r * cols, gamma, beta, mean, var, r, moments);
             }
         });
     }
@@ -152,13 +153,13 @@ public final class LayerNormPrimitive implements Primitive {
     }
 
     private void row(MemorySegment src, long so, MemorySegment dst, long dof, MemorySegment gamma, MemorySegment beta,
-            MemorySegment meanOut, MemorySegment varOut, int r) {
+            MemorySegment meanOut, MemorySegment varOut, int r, float[] moments) {
         // The passes are separate methods on purpose: as one method, C1 ran out of registers at
         // tier 3, and a method C1 cannot profile never reached C2 (it ran on boxed vectors).
         int n = cols;
         float rough = sum(src, so, n) / n;
         // Centred second pass; the residual sum corrects the rounded mean (corrected two-pass).
-        float[] moments = centredMoments(src, so, n, rough);
+        centredMoments(src, so, n, rough, moments);
         float corr = moments[1] / n;
         float mean = rough + corr;
         float var = Math.max(0f, moments[0] / n - corr * corr);
@@ -184,8 +185,8 @@ public final class LayerNormPrimitive implements Primitive {
         return acc.reduceLanes(VectorOperators.ADD);
     }
 
-    /** The sums of squares and of (x - rough). */
-    private static float[] centredMoments(MemorySegment src, long so, int n, float rough) {
+    /** The sums of squares and of (x - rough), into {@code moments[0]} and {@code moments[1]}. */
+    private static void centredMoments(MemorySegment src, long so, int n, float rough, float[] moments) {
         int full = n & ~15;
         FloatVector m = FloatVector.broadcast(S, rough);
         FloatVector sq = FloatVector.zero(S);
@@ -201,7 +202,8 @@ public final class LayerNormPrimitive implements Primitive {
             sq = sq.add(c.mul(c), tail);
             res = res.add(c, tail);
         }
-        return new float[] {sq.reduceLanes(VectorOperators.ADD), res.reduceLanes(VectorOperators.ADD)};
+        moments[0] = sq.reduceLanes(VectorOperators.ADD);
+        moments[1] = res.reduceLanes(VectorOperators.ADD);
     }
 
     private static void normalize(MemorySegment src, long so, MemorySegment dst, long dof, MemorySegment gamma,
