@@ -4,11 +4,11 @@ import java.util.List;
 
 import org.osgi.annotation.versioning.ProviderType;
 
-import io.partita.runtime.StandaloneRuntime;
+import io.partita.graph.OpSchemaRegistry;
 
 /**
  * Entry point: creates graphs and holds the backends that partition them. In an OSGi framework
- * it is a service that tracks backend services; on a plain classpath, {@link #standalone()}
+ * it is a service that tracks backend services; on a plain class path, {@link #standalone()}
  * discovers backends with {@link java.util.ServiceLoader}.
  */
 @ProviderType
@@ -27,13 +27,35 @@ public interface GraphRuntime {
      */
     CompiledGraph compile(Graph graph, PartitionPolicy policy, Engine engine);
 
-    /** A runtime over the backends found on the class path (plus the reference backend). */
+    /**
+     * Sets how many threads each CPU engine's pool runs, in every backend that keeps such a pool,
+     * now and for backends that arrive later. A backend's own configuration set afterwards wins
+     * for that backend (the latest setting wins).
+     *
+     * @throws InvalidArgumentException when {@code threads} is not from 1 to 1024
+     */
+    void setThreads(int threads);
+
+    /** The rules of every op kind this runtime accepts. */
+    OpSchemaRegistry opSchemas();
+
+    /**
+     * A runtime with only the reference backend, sharing nothing with this one but the op rules:
+     * the oracle other backends are checked against.
+     */
+    GraphRuntime reference();
+
+    /**
+     * A runtime over the backends found on the class path (plus the reference backend).
+     *
+     * @throws PartitaException when no runtime implementation is on the class path
+     */
     static GraphRuntime standalone() {
-        return StandaloneRuntime.discover();
+        return GraphRuntimeFactory.find().discover();
     }
 
-    /** A runtime with only the reference backend: the oracle other backends are checked against. */
+    /** A plain class path runtime with only the reference backend. */
     static GraphRuntime referenceOnly() {
-        return StandaloneRuntime.referenceOnly();
+        return GraphRuntimeFactory.find().referenceOnly();
     }
 }

@@ -4,7 +4,6 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Objects;
 
-import io.partita.runtime.data.ElementIO;
 
 /**
  * A logical tensor with concrete dims bound to memory on an engine. CPU memory is a
@@ -93,12 +92,12 @@ public final class Tensor {
 
     /** The elements in logical row-major order, converted to double (any data type, any strides). */
     public double[] toDoubleArray() {
-        return ElementIO.read(logicalTensor, data);
+        return ElementCodec.read(logicalTensor, data);
     }
 
     /** Writes elements given in logical row-major order, rounding to the data type. */
     public void copyFrom(double[] values) {
-        ElementIO.write(logicalTensor, data, values);
+        ElementCodec.write(logicalTensor, data, values);
     }
 
     /** The elements in logical row-major order as floats. */

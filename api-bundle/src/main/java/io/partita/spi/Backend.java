@@ -45,6 +45,13 @@ public interface Backend {
      */
     Kernel compile(CompileRequest request);
 
+    /**
+     * The runtime's thread setting ({@link io.partita.graph.GraphRuntime#setThreads}): threads of
+     * each CPU engine's pool. Backends without a pool of their own ignore it.
+     */
+    default void setThreads(int threads) {
+    }
+
     /** Called when the runtime drops the backend (bundle stopping); free shared resources here. */
     default void close() {
     }

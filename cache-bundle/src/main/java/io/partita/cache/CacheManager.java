@@ -4,13 +4,15 @@ import java.util.List;
 
 import org.osgi.annotation.versioning.ProviderType;
 
-import io.partita.cache.internal.CacheManagerImpl;
-
 /**
  * The caches of one process: a constant tensor cache per device and the named kernel caches, with
  * their settings. Settings arrive from the environment (read once at start), Config Admin (PID
  * {@code io.partita.cache}) and this API; the latest wins. A malformed setting is refused with an
  * {@link InvalidCacheSettingException} and the previous one stays.
+ *
+ * <p>In OSGi it is the service of the cache bundle; on a plain class path the runtime creates one
+ * with {@link java.util.ServiceLoader} (environment read once then). There is no process-wide
+ * instance: each runtime passes its manager to the backends it creates.
  */
 @ProviderType
 public interface CacheManager {
@@ -70,8 +72,4 @@ public interface CacheManager {
 
     List<KernelCacheStats> kernelCacheStats();
 
-    /** The process-wide manager (the OSGi service is this same instance). */
-    static CacheManager global() {
-        return CacheManagerImpl.global();
-    }
 }

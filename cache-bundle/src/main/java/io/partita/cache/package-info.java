@@ -2,8 +2,8 @@
  * The unified caches shared by all backends: the constant tensor cache (one per engine kind and
  * device; processed constant tensors keyed by backend id and backend key; capacity, policies,
  * leases, eviction callbacks) and the LRU kernel caches (primitives, compiled partitions).
- * Reach them through {@link io.partita.cache.CacheManager}: the OSGi service, or
- * {@link io.partita.cache.CacheManager#global()} on a plain class path.
+ * Reach them through {@link io.partita.cache.CacheManager}: the OSGi service, or on a plain class
+ * path the instance a runtime creates with {@link java.util.ServiceLoader} and hands to its backends.
  */
 @Export
 @Version("0.1.0")

@@ -68,7 +68,7 @@ public final class PartitaCommand implements Runnable {
                 return cls.cast(new HarnessCommand(runtime, out));
             }
             if (cls == ConvertCommand.class) {
-                return cls.cast(new ConvertCommand(out));
+                return cls.cast(new ConvertCommand(runtime, out));
             }
             if (cls == ConformanceCommand.class) {
                 return cls.cast(new ConformanceCommand(runtime, out));

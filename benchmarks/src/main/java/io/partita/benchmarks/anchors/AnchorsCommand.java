@@ -26,7 +26,7 @@ import java.util.concurrent.TimeUnit;
  * <pre>
  * java -jar benchmarks/target/benchmarks.jar anchors [--cases matmul,conv,mlp] [--contenders onednn,ort,...]
  *      [--threads 2] [--min-time 1.0] [--warmup 3.0] [--min-iters 20] [--rounds 1] [--busy-retries 2] [--verify]
- *      [--cache-dir DIR] [--jvm-arg ARG]...
+ *      [--cache-dir DIR] [--jvm-arg ARG]... [--onednn-max-isa ISA]
  * </pre>
  * {@code --cases} takes kinds ({@code matmul}, {@code conv}, {@code mlp}) or exact case names
  * (e.g. {@code matmul_64x1024x1024}). {@code --rounds N} repeats the whole sequence N times,
@@ -37,6 +37,12 @@ import java.util.concurrent.TimeUnit;
  * disturbed are listed under "problems". {@code --verify} runs each contender once per case instead
  * of timing it and checks sampled outputs against a double-precision reference computed here and
  * against each other; it exits with status 1 if any check fails.
+ *
+ * <p>{@code --jvm-arg} passes an option to every child JVM (e.g. {@code -XX:UseAVX=2} or
+ * {@code -XX:MaxVectorSize=16}, which make Partita's Vector API kernels run as on an AVX2 laptop or
+ * a 128-bit NEON server); {@code --onednn-max-isa} caps native oneDNN the same way through its
+ * {@code ONEDNN_MAX_CPU_ISA} variable (e.g. {@code AVX2}), so the ratios compare like with like.
+ * ONNX Runtime has no such cap: its figures stay those of this CPU.
  *
  * <p>Child JVMs get {@code OMP_NUM_THREADS=<threads>} in their environment, the flags
  * {@code --enable-native-access=ALL-UNNAMED --add-modules jdk.incubator.vector}, and
@@ -54,6 +60,8 @@ public final class AnchorsCommand {
     private final List<Case> cases = new ArrayList<>();
     private final List<String> contenders = new ArrayList<>();
     private final List<String> extraJvmArgs = new ArrayList<>();
+    /** oneDNN's ISA cap for its children, or null for the best this CPU has. */
+    private String onednnMaxIsa;
     private int threads = 2;
     private double minTime = 1.0;
     // Partita's kernels reach steady state only once C2 has compiled them (thousands of runs of the
@@ -78,7 +86,7 @@ public final class AnchorsCommand {
             System.err.println("anchors: " + e.getMessage());
             System.err.println("usage: anchors [--cases matmul,conv,mlp|<case>,...] [--contenders "
                     + String.join(",", Contenders.all().keySet()) + "] [--threads N] [--min-time S] [--warmup S]"
-                    + " [--min-iters N] [--rounds N] [--busy-retries N] [--verify] [--cache-dir DIR] [--jvm-arg ARG]...");
+                    + " [--min-iters N] [--rounds N] [--busy-retries N] [--verify] [--cache-dir DIR] [--jvm-arg ARG]... [--onednn-max-isa ISA]");
             return 2;
         }
         // ONNX Runtime unpacks its libraries into a fresh java.io.tmpdir folder on every start and
@@ -89,6 +97,20 @@ public final class AnchorsCommand {
         } finally {
             deleteTree(cmd.childTmp);
         }
+    }
+
+    /** oneDNN's ISA names (dnnl_cpu_isa_t without the prefix), case-insensitive. */
+    private static final List<String> ONEDNN_ISAS = List.of("SSE41", "AVX", "AVX2", "AVX2_VNNI", "AVX2_VNNI_2",
+            "AVX512_CORE", "AVX512_CORE_VNNI", "AVX512_CORE_BF16", "AVX10_1_512", "AVX512_CORE_FP16",
+            "AVX10_1_512_AMX", "AVX10_1_512_AMX_FP16", "DEFAULT");
+
+    static String isa(String value) {
+        String v = value.trim().toUpperCase(java.util.Locale.ROOT);
+        if (!ONEDNN_ISAS.contains(v)) {
+            throw new IllegalArgumentException("--onednn-max-isa '" + value + "' is not a oneDNN ISA; expected one of "
+                    + ONEDNN_ISAS);
+        }
+        return v;
     }
 
     private static void deleteTree(Path root) throws IOException {
@@ -115,6 +137,7 @@ public final class AnchorsCommand {
                 case "--busy-retries" -> busyRetries = Integer.parseInt(value(args, ++i, a));
                 case "--cache-dir" -> cacheDir = Path.of(value(args, ++i, a));
                 case "--jvm-arg" -> extraJvmArgs.add(value(args, ++i, a));
+                case "--onednn-max-isa" -> onednnMaxIsa = isa(value(args, ++i, a));
                 case "--verify" -> verify = true;
                 default -> throw new IllegalArgumentException("unknown argument " + a);
             }
@@ -167,7 +190,7 @@ public final class AnchorsCommand {
                 + "run one at a time%s%n", threads, minTime, minIters, warmup,
                 rounds > 1 ? "; " + rounds + " rounds (contender order rotated), median of the undisturbed rounds' medians" : "");
         System.out.println("child JVM: " + String.join(" ", childCommand("<contender>", "<case>", "bench"))
-                + "   env OMP_NUM_THREADS=" + threads);
+                + "   env OMP_NUM_THREADS=" + threads + (onednnMaxIsa == null ? "" : " ONEDNN_MAX_CPU_ISA=" + onednnMaxIsa));
         // case -> contender -> one result per round
         Map<String, Map<String, List<Map<String, String>>>> results = new LinkedHashMap<>();
         Map<String, String> infos = new LinkedHashMap<>();
@@ -425,6 +448,10 @@ public final class AnchorsCommand {
         Files.createDirectories(cacheDir);
         ProcessBuilder pb = new ProcessBuilder(childCommand(contender, c.name(), mode));
         pb.environment().put("OMP_NUM_THREADS", Integer.toString(threads));
+        if (onednnMaxIsa != null) {
+            // Read by oneDNN at its first primitive; the other contenders ignore it.
+            pb.environment().put("ONEDNN_MAX_CPU_ISA", onednnMaxIsa);
+        }
         pb.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
         Process p = pb.start();
         List<String> lines = java.util.Collections.synchronizedList(new ArrayList<>());

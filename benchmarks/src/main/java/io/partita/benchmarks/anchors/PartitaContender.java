@@ -5,7 +5,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import io.partita.backend.dnnl.DnnlSettings;
 import io.partita.graph.CompiledGraph;
 import io.partita.graph.DataType;
 import io.partita.graph.Engine;
@@ -50,14 +49,14 @@ public final class PartitaContender implements Contender {
 
     @Override
     public String describe() {
-        return "Partita DNNL-style backend (Java " + Runtime.version() + ", Vector API), threads " + DnnlSettings.threads()
+        return "Partita DNNL-style backend (Java " + Runtime.version() + ", Vector API), threads " + threads
                 + (partitions.isEmpty() ? "" : ", partitions " + partitions);
     }
 
     @Override
     public void prepare(Case c) {
-        DnnlSettings.setThreads(threads);
         runtime = GraphRuntime.standalone();
+        runtime.setThreads(threads);
         Graph g = runtime.createGraph(EngineKind.CPU);
         long outId = switch (c) {
             case Case.MatMul mm -> matmul(g, mm);

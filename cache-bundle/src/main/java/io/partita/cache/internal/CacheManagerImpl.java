@@ -9,6 +9,11 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Modified;
+import org.osgi.service.metatype.annotations.Designate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,9 +31,10 @@ import io.partita.cache.KernelCacheStats;
  * The process's caches and their settings. A setting for a kind applies to every device of that
  * kind that has no setting of its own. Settings methods are synchronized; cache operations are not.
  */
+@Component(service = CacheManager.class, configurationPid = "io.partita.cache", immediate = true)
+@Designate(ocd = CacheConfig.class)
 public final class CacheManagerImpl implements CacheManager {
     private static final Logger LOG = LoggerFactory.getLogger(CacheManagerImpl.class);
-    private static volatile CacheManagerImpl global;
 
     private final Map<Device, ConstantTensorCacheImpl> caches = new ConcurrentHashMap<>();
     private final Map<String, LruKernelCache<?, ?>> kernelCaches = new ConcurrentHashMap<>();
@@ -39,19 +45,12 @@ public final class CacheManagerImpl implements CacheManager {
     private final Map<String, Integer> kernelCapacity = new HashMap<>();
     private volatile String lastError;
 
-    /** The process-wide manager, configured from the environment when first used. */
-    public static CacheManagerImpl global() {
-        CacheManagerImpl g = global;
-        if (g == null) {
-            synchronized (CacheManagerImpl.class) {
-                g = global;
-                if (g == null) {
-                    g = new CacheManagerImpl(System.getenv());
-                    global = g;
-                }
-            }
-        }
-        return g;
+    /**
+     * A manager configured from the process environment, read once here. This is how
+     * {@link java.util.ServiceLoader} creates one for a plain class path runtime.
+     */
+    public CacheManagerImpl() {
+        this(System.getenv());
     }
 
     /** A manager configured from these environment variables (read once, here). */
@@ -257,6 +256,43 @@ public final class CacheManagerImpl implements CacheManager {
         return Optional.ofNullable(lastError);
     }
 
+    // Config Admin (PID io.partita.cache): a malformed property is logged quoting it and the expected
+    // form, remembered for management tools, and the previous setting stays.
+    @Activate
+    @Modified
+    void configure(CacheConfig config) {
+        apply("constant.tensor.cache.capacity", config.constant_tensor_cache_capacity(),
+                this::applyConstantTensorCacheSettings);
+        apply("constant.tensor.cache.policy", config.constant_tensor_cache_policy(),
+                this::applyConstantTensorCachePolicies);
+        apply("primitive.cache.capacity", config.primitive_cache_capacity(), v -> setKernelCacheCapacity(
+                PRIMITIVES, entries("primitive.cache.capacity", v)));
+        apply("compiled.partition.cache.capacity", config.compiled_partition_cache_capacity(),
+                v -> setKernelCacheCapacity(COMPILED_PARTITIONS, entries("compiled.partition.cache.capacity", v)));
+    }
+
+    private static int entries(String property, String value) {
+        String t = value.trim();
+        if (!t.matches("\\d{1,9}")) {
+            throw new InvalidCacheSettingException("io.partita.cache " + property + "='" + value
+                    + "' is not a number of entries; expected a non-negative integer");
+        }
+        return Integer.parseInt(t);
+    }
+
+    private void apply(String property, String value, java.util.function.Consumer<String> setter) {
+        if (value == null || value.isBlank()) {
+            return;
+        }
+        try {
+            setter.accept(value);
+            LOG.info("io.partita.cache {} = {}", property, value);
+        } catch (InvalidCacheSettingException e) {
+            recordSettingError("io.partita.cache " + property + ": " + e.getMessage());
+            LOG.error("refused io.partita.cache {}: {}", property, e.getMessage());
+        }
+    }
+
     /** Records a refusal made elsewhere (e.g. of a Config Admin property). */
     public void recordSettingError(String message) {
         lastError = message;
@@ -281,6 +317,7 @@ public final class CacheManagerImpl implements CacheManager {
     }
 
     /** Releases every cached buffer (memory returns once the last leases close) and empties the kernel caches. */
+    @Deactivate
     public void releaseAll() {
         for (ConstantTensorCacheImpl c : caches.values()) {
             c.flush();

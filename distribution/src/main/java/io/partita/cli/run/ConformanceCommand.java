@@ -7,7 +7,7 @@ import java.util.concurrent.Callable;
 
 import io.partita.graph.GraphRuntime;
 import io.partita.graph.PartitionPolicy;
-import io.partita.graph.onnx.OnnxConformance;
+import io.partita.testkit.onnx.OnnxConformance;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -47,7 +47,7 @@ public final class ConformanceCommand implements Callable<Integer> {
             return 2;
         }
         GraphRuntime rt = switch (backend) {
-            case "reference" -> GraphRuntime.referenceOnly();
+            case "reference" -> runtime.reference();
             case "all" -> runtime;
             default -> null;
         };

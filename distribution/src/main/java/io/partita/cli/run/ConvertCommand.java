@@ -13,12 +13,13 @@ import java.util.concurrent.Callable;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 
+import io.partita.formats.json.GraphJson;
+import io.partita.formats.onnx.OnnxModel;
+import io.partita.formats.onnx.OnnxModels;
+import io.partita.formats.onnx.OnnxTensor;
+import io.partita.graph.GraphRuntime;
 import io.partita.graph.OpKind;
 import io.partita.graph.PartitaException;
-import io.partita.graph.io.GraphJson;
-import io.partita.graph.onnx.OnnxModel;
-import io.partita.graph.onnx.OnnxModels;
-import io.partita.graph.onnx.OnnxTensor;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -30,6 +31,7 @@ import picocli.CommandLine.Parameters;
  */
 @Command(name = "convert", description = "Converts an ONNX model (.onnx) to oneDNN graph JSON.")
 public final class ConvertCommand implements Callable<Integer> {
+    private final GraphRuntime runtime;
     private final PrintStream out;
 
     @Parameters(index = "0", paramLabel = "MODEL.onnx", description = "ONNX model")
@@ -46,7 +48,8 @@ public final class ConvertCommand implements Callable<Integer> {
             description = "value of a symbolic input dim of an ONNX model (e.g. --dim N=8); repeatable")
     java.util.Map<String, Long> dims;
 
-    public ConvertCommand(PrintStream out) {
+    public ConvertCommand(GraphRuntime runtime, PrintStream out) {
+        this.runtime = runtime;
         this.out = out;
     }
 
@@ -58,7 +61,7 @@ public final class ConvertCommand implements Callable<Integer> {
         }
         OnnxModel m;
         try {
-            m = OnnxModels.read(model, dims == null ? java.util.Map.of() : dims);
+            m = OnnxModels.read(runtime.opSchemas(), model, dims == null ? java.util.Map.of() : dims);
         } catch (PartitaException e) {
             out.println("partita: " + e.getMessage());
             return 2;

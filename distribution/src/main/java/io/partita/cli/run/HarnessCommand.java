@@ -14,9 +14,9 @@ import java.util.regex.Pattern;
 
 import io.partita.graph.GraphRuntime;
 import io.partita.graph.PartitaException;
-import io.partita.graph.benchdnn.CaseLine;
-import io.partita.graph.benchdnn.CaseRunner;
-import io.partita.graph.benchdnn.HarnessFile;
+import io.partita.testkit.benchdnn.CaseLine;
+import io.partita.testkit.benchdnn.CaseRunner;
+import io.partita.testkit.benchdnn.HarnessFile;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;

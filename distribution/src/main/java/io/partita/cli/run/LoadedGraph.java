@@ -11,10 +11,10 @@ import io.partita.graph.Graph;
 import io.partita.graph.GraphRuntime;
 import io.partita.graph.PartitaException;
 import io.partita.graph.Tensor;
-import io.partita.graph.io.GraphDescription;
-import io.partita.graph.io.GraphJson;
-import io.partita.graph.onnx.OnnxModel;
-import io.partita.graph.onnx.OnnxModels;
+import io.partita.graph.GraphDescription;
+import io.partita.formats.json.GraphJson;
+import io.partita.formats.onnx.OnnxModel;
+import io.partita.formats.onnx.OnnxModels;
 
 /**
  * A graph file loaded, validated and finalized on a runtime: oneDNN graph JSON, or an ONNX model
@@ -41,7 +41,7 @@ record LoadedGraph(Path file, GraphDescription description, Graph graph, io.part
         OnnxModel onnx = null;
         try {
             if (isOnnx(file)) {
-                onnx = OnnxModels.read(file, dims == null ? Map.of() : dims);
+                onnx = OnnxModels.read(runtime.opSchemas(), file, dims == null ? Map.of() : dims);
                 d = onnx.graph();
             } else {
                 d = GraphJson.parse(file);

@@ -7,20 +7,20 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
-import io.partita.backend.dnnl.DnnlSettings;
 import io.partita.cache.CacheManager;
 import io.partita.graph.CompiledGraph;
 import io.partita.graph.Engine;
 import io.partita.graph.EngineKind;
 import io.partita.graph.GraphRuntime;
+import io.partita.graph.InvalidArgumentException;
 import io.partita.graph.LogicalTensor;
-import io.partita.graph.Partition;
 import io.partita.graph.PartitaException;
+import io.partita.graph.Partition;
 import io.partita.graph.PartitionPolicy;
 import io.partita.graph.Stream;
 import io.partita.graph.Tensor;
-import io.partita.graph.check.OutputComparison;
-import io.partita.graph.check.RandomInputs;
+import io.partita.testkit.check.OutputComparison;
+import io.partita.testkit.check.RandomInputs;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -93,8 +93,12 @@ public final class RunCommand implements Callable<Integer> {
 
     private int runGraph() {
         if (threads != null) {
-            // The DNNL-style backend sizes its per-engine pools from this; the reference backend is single-threaded.
-            DnnlSettings.setThreads(threads);
+            // Backends with per-engine pools size them from this; the reference backend is single-threaded.
+            try {
+                runtime.setThreads(threads);
+            } catch (InvalidArgumentException e) {
+                throw new BadInputException("--threads " + threads + ": " + e.getMessage());
+            }
         }
         EngineKind kind;
         try {
@@ -111,7 +115,7 @@ public final class RunCommand implements Callable<Integer> {
         List<Partition> parts = g.graph().partitions(policy);
         try (Arena arena = Arena.ofShared(); CompiledGraph cg = runtime.compile(g.graph(), policy, engine)) {
             Report.partitions(out, policy, parts, cg);
-            Map<Long, Tensor> inputs = new java.util.LinkedHashMap<>(RandomInputs.forGraph(g.graph(), engine, arena, seed));
+            Map<Long, Tensor> inputs = new java.util.LinkedHashMap<>(RandomInputs.forGraph(runtime.opSchemas(), g.graph(), engine, arena, seed));
             g.useModelConstants(inputs, engine, arena);
             Stream stream = new Stream(engine);
             ConstantActivity before = ConstantActivity.of(caches, engine);
@@ -150,7 +154,7 @@ public final class RunCommand implements Callable<Integer> {
 
     /** Runs the same graph on the reference backend alone and compares every output. */
     private int check(LoadedGraph g, Map<Long, Tensor> inputs, Map<Long, Tensor> outputs, Engine engine) {
-        GraphRuntime reference = GraphRuntime.referenceOnly();
+        GraphRuntime reference = runtime.reference();
         LoadedGraph ref = LoadedGraph.of(reference, g.file(), g.description(), g.onnx());
         try (CompiledGraph rcg = reference.compile(ref.graph(), PartitionPolicy.DEBUG, engine)) {
             Map<Long, Tensor> expected = rcg.execute(new Stream(engine), inputs);

@@ -19,8 +19,8 @@ import io.partita.cache.CacheManager;
 import io.partita.cli.PartitaCommand;
 import io.partita.graph.GraphRuntime;
 import io.partita.graph.PartitionPolicy;
-import io.partita.graph.io.GraphJson;
-import io.partita.graph.onnx.OnnxConformance;
+import io.partita.formats.json.GraphJson;
+import io.partita.testkit.onnx.OnnxConformance;
 
 /**
  * ONNX node tests with every backend of the distribution on the class path (the dnnl backend
@@ -58,7 +58,8 @@ class OnnxConformanceAllBackendsTest {
     private static String cli(int expectedExit, String... args) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
-        int code = PartitaCommand.execute(GraphRuntime.standalone(), CacheManager.global(), out, out, args);
+        int code = PartitaCommand.execute(GraphRuntime.standalone(),
+                java.util.ServiceLoader.load(CacheManager.class).findFirst().orElseThrow(), out, out, args);
         String text = bytes.toString(StandardCharsets.UTF_8);
         assertEquals(expectedExit, code, text);
         return text;

@@ -9,7 +9,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import io.partita.backend.dnnl.DnnlSettings;
 import io.partita.backend.dnnl.internal.exec.WorkerPool;
 import io.partita.backend.dnnl.internal.ops.SingleOps;
 import io.partita.backend.dnnl.internal.pattern.PatternMatcher;
@@ -34,20 +33,18 @@ import io.partita.spi.Kernel;
  */
 public final class DnnlBackend implements Backend {
     public static final String ID = "dnnl";
+    /** Above the reference backend (and the ACL-style one); the OSGi component registers it as its ranking. */
+    public static final int DEFAULT_RANK = 100;
     private static final Logger LOG = LoggerFactory.getLogger(DnnlBackend.class);
 
     private final CacheManager caches;
     private final KernelCache<PrimitiveKey, Primitive> primitives;
     private final Map<Integer, WorkerPool> pools = new ConcurrentHashMap<>();
     private final Set<OpKind> implemented;
+    private volatile int threads = ThreadSetting.fromEnvironment(System.getenv(ThreadSetting.ENV));
 
     /** A primitive cache key: this backend's id and a descriptor (records compared by value). */
     record PrimitiveKey(String backend, Object desc) {
-    }
-
-    /** For ServiceLoader (plain class path): the process's caches. */
-    public DnnlBackend() {
-        this(CacheManager.global());
     }
 
     public DnnlBackend(CacheManager caches) {
@@ -82,7 +79,7 @@ public final class DnnlBackend implements Backend {
 
     @Override
     public int defaultRank() {
-        return 100;
+        return DEFAULT_RANK;
     }
 
     @Override
@@ -98,9 +95,22 @@ public final class DnnlBackend implements Backend {
         return new DnnlKernel(this, p, request, relay);
     }
 
-    /** The worker pool of an engine, sized by {@link DnnlSettings#threads()} (rebuilt when that changes). */
+    /** Threads of each engine's pool; changing it rebuilds the pools before their next use. */
+    @Override
+    public void setThreads(int count) {
+        if (count < 1 || count > ThreadSetting.MAX) {
+            throw new IllegalArgumentException("dnnl thread count must be from 1 to " + ThreadSetting.MAX + ", got " + count);
+        }
+        threads = count;
+    }
+
+    public int threads() {
+        return threads;
+    }
+
+    /** The worker pool of an engine, sized by the thread setting (rebuilt when that changes). */
     WorkerPool pool(int engineIndex) {
-        int threads = DnnlSettings.threads();
+        int threads = this.threads;
         WorkerPool p = pools.get(engineIndex);
         if (p != null && p.threads() == threads) {
             return p;

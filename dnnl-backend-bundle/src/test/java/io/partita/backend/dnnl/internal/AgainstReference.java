@@ -17,11 +17,14 @@ import io.partita.graph.Partition;
 import io.partita.graph.PartitionPolicy;
 import io.partita.graph.Stream;
 import io.partita.graph.Tensor;
-import io.partita.graph.check.OutputComparison;
-import io.partita.graph.check.RandomInputs;
+import io.partita.graph.OpSchemaRegistry;
+import io.partita.testkit.check.OutputComparison;
+import io.partita.testkit.check.RandomInputs;
 
 /** Builds a graph twice (with the dnnl backend, and on the reference alone) and compares every output. */
 final class AgainstReference {
+    private static final OpSchemaRegistry SCHEMAS = GraphRuntime.referenceOnly().opSchemas();
+
     static final GraphRuntime WITH_DNNL = GraphRuntime.standalone();
     static final GraphRuntime REFERENCE = GraphRuntime.referenceOnly();
 
@@ -44,7 +47,7 @@ final class AgainstReference {
         Engine e = Engine.cpu();
         try (Arena arena = Arena.ofShared(); CompiledGraph cg = WITH_DNNL.compile(g, PartitionPolicy.FUSION, e);
                 CompiledGraph rg = REFERENCE.compile(r, PartitionPolicy.DEBUG, e)) {
-            Map<Long, Tensor> in = RandomInputs.forGraph(g, e, arena, seed);
+            Map<Long, Tensor> in = RandomInputs.forGraph(SCHEMAS, g, e, arena, seed);
             Map<Long, Tensor> expected = rg.execute(new Stream(e), in);
             for (int round = 0; round < 2; round++) { // the second round reuses cached constants
                 Map<Long, Tensor> actual = cg.execute(new Stream(e), in);

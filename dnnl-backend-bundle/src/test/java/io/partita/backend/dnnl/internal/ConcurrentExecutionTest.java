@@ -36,9 +36,10 @@ import io.partita.graph.PartitionPolicy;
 import io.partita.graph.PropertyType;
 import io.partita.graph.Stream;
 import io.partita.graph.Tensor;
-import io.partita.graph.check.OutputComparison;
-import io.partita.graph.check.RandomInputs;
+import io.partita.graph.OpSchemaRegistry;
 import io.partita.runtime.RuntimeCore;
+import io.partita.testkit.check.OutputComparison;
+import io.partita.testkit.check.RandomInputs;
 
 /**
  * One compiled partition executed by many threads at once (more threads than cores, all sharing
@@ -46,6 +47,8 @@ import io.partita.runtime.RuntimeCore;
  * and each constant must be prepared exactly once — the cache's miss count says how many times.
  */
 class ConcurrentExecutionTest {
+    private static final OpSchemaRegistry SCHEMAS = GraphRuntime.referenceOnly().opSchemas();
+
     private static final int THREADS = 6;
     private static final int ROUNDS = 40;
 
@@ -108,7 +111,7 @@ class ConcurrentExecutionTest {
         CompiledPartition cp = p.compile(p.inputs(), p.outputs(), engine);
         try (Arena arena = Arena.ofShared()) {
             for (long seed : new long[] {1, 2, 1, 2}) {
-                Map<Long, Tensor> in = RandomInputs.forGraph(g, engine, arena, seed);
+                Map<Long, Tensor> in = RandomInputs.forGraph(SCHEMAS, g, engine, arena, seed);
                 // Each call allocates new buffers: the cache key holds the data handle, not the values,
                 // so repeated seeds still make new entries; the second check on the same buffers hits.
                 check(g, p, cp, in, arena);
@@ -136,7 +139,7 @@ class ConcurrentExecutionTest {
         int rounds = 12;
         for (int round = 0; round < rounds; round++) {
             try (Arena arena = Arena.ofShared()) {
-                Map<Long, Tensor> in = RandomInputs.forGraph(g, engine, arena, 40 + round);
+                Map<Long, Tensor> in = RandomInputs.forGraph(SCHEMAS, g, engine, arena, 40 + round);
                 addresses.add(in.get(1L).data().address());
                 check(g, p, cp, in, arena);
             }
@@ -153,12 +156,12 @@ class ConcurrentExecutionTest {
         Partition p = single(g);
         CompiledPartition cp = p.compile(p.inputs(), p.outputs(), engine);
         try (Arena arena = Arena.ofShared()) {
-            Map<Long, Tensor> shared = RandomInputs.forGraph(g, engine, arena, 7);
+            Map<Long, Tensor> shared = RandomInputs.forGraph(SCHEMAS, g, engine, arena, 7);
             // Each thread: the shared constant inputs, its own activation input, its expected output.
             List<List<Tensor>> inputs = new ArrayList<>();
             List<double[]> expected = new ArrayList<>();
             for (int t = 0; t < THREADS; t++) {
-                Map<Long, Tensor> own = RandomInputs.forGraph(g, engine, arena, 100 + t);
+                Map<Long, Tensor> own = RandomInputs.forGraph(SCHEMAS, g, engine, arena, 100 + t);
                 List<Tensor> in = new ArrayList<>();
                 for (LogicalTensor lt : p.inputs()) {
                     in.add(lt.property() == PropertyType.CONSTANT ? shared.get(lt.id()) : own.get(lt.id()));

@@ -23,6 +23,7 @@ import io.partita.graph.DataType;
 import io.partita.graph.Engine;
 import io.partita.graph.EngineKind;
 import io.partita.graph.Graph;
+import io.partita.graph.GraphRuntime;
 import io.partita.graph.LayoutType;
 import io.partita.graph.LogicalTensor;
 import io.partita.graph.Op;
@@ -31,8 +32,9 @@ import io.partita.graph.Partition;
 import io.partita.graph.PartitionPolicy;
 import io.partita.graph.PropertyType;
 import io.partita.graph.Tensor;
-import io.partita.graph.check.OutputComparison;
-import io.partita.graph.check.RandomInputs;
+import io.partita.graph.OpSchemaRegistry;
+import io.partita.testkit.check.OutputComparison;
+import io.partita.testkit.check.RandomInputs;
 
 /**
  * Convolution partitions against the reference: both data formats and weights formats, strides,
@@ -41,6 +43,8 @@ import io.partita.graph.check.RandomInputs;
  * post-op chains (BiasAdd, activations, per-channel and full-size binary operands).
  */
 class ConvAgainstReferenceTest {
+    private static final OpSchemaRegistry SCHEMAS = GraphRuntime.referenceOnly().opSchemas();
+
 
     /** One convolution: sizes as N, IC, IH, IW, OC, KH, KW and its attributes. */
     record Conv(int n, int ic, int ih, int iw, int oc, int kh, int kw, long[] strides, long[] dilations,
@@ -336,7 +340,7 @@ class ConvAgainstReferenceTest {
         Engine e = Engine.cpu();
         try (Arena arena = Arena.ofConfined(); CompiledGraph cg = AgainstReference.WITH_DNNL.compile(g, PartitionPolicy.FUSION, e);
                 CompiledGraph rg = AgainstReference.REFERENCE.compile(r, PartitionPolicy.DEBUG, e)) {
-            Map<Long, Tensor> in = RandomInputs.forGraph(g, e, arena, 47);
+            Map<Long, Tensor> in = RandomInputs.forGraph(SCHEMAS, g, e, arena, 47);
             Tensor expected = rg.execute(new io.partita.graph.Stream(e), in).get(3L);
             Tensor actual = cg.execute(new io.partita.graph.Stream(e), in).get(3L);
             OutputComparison.Result res = OutputComparison.compare(expected, actual);

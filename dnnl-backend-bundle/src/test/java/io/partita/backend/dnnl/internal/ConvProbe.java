@@ -6,7 +6,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
 
-import io.partita.backend.dnnl.DnnlSettings;
 import io.partita.graph.CompiledPartition;
 import io.partita.graph.DataType;
 import io.partita.graph.Engine;
@@ -50,9 +49,9 @@ public final class ConvProbe {
         int stride = v[9];
         int oh = (h + 2 * pad - r) / stride + 1;
         int ow = (w + 2 * pad - s) / stride + 1;
-        DnnlSettings.setThreads(threads);
 
         GraphRuntime rt = GraphRuntime.standalone();
+        rt.setThreads(threads);
         Graph g = rt.createGraph(EngineKind.CPU);
         long[] src = nxc ? new long[] {n, h, w, c} : new long[] {n, c, h, w};
         long[] dst = nxc ? new long[] {n, oh, ow, k} : new long[] {n, k, oh, ow};

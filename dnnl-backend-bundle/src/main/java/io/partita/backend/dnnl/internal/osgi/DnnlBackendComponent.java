@@ -12,7 +12,7 @@ import org.osgi.service.metatype.annotations.Designate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import io.partita.backend.dnnl.DnnlSettings;
+import io.partita.backend.dnnl.internal.ThreadSetting;
 import io.partita.backend.dnnl.internal.DnnlBackend;
 import io.partita.cache.CacheManager;
 import io.partita.graph.EngineKind;
@@ -27,7 +27,7 @@ import io.partita.spi.Kernel;
  * Registers the DNNL-style backend (rank 100 unless configured). A malformed {@code threads} value
  * is logged with the value and the expected form, and the previous setting stays.
  */
-@Component(service = Backend.class, configurationPid = "io.partita.backend.dnnl", property = "service.ranking:Integer=100")
+@Component(service = Backend.class, configurationPid = "io.partita.backend.dnnl", property = "service.ranking:Integer=" + DnnlBackend.DEFAULT_RANK)
 @Designate(ocd = DnnlConfig.class)
 public class DnnlBackendComponent implements Backend {
     private static final Logger LOG = LoggerFactory.getLogger(DnnlBackendComponent.class);
@@ -45,7 +45,7 @@ public class DnnlBackendComponent implements Backend {
         String t = config.threads();
         if (t != null && !t.isBlank()) {
             try {
-                DnnlSettings.setThreads(DnnlSettings.parseThreads("io.partita.backend.dnnl threads", t));
+                backend.setThreads(ThreadSetting.parse("io.partita.backend.dnnl threads", t));
             } catch (IllegalArgumentException e) {
                 LOG.error("refused: {}", e.getMessage());
             }
@@ -75,6 +75,11 @@ public class DnnlBackendComponent implements Backend {
     @Override
     public int defaultRank() {
         return backend.defaultRank();
+    }
+
+    @Override
+    public void setThreads(int threads) {
+        backend.setThreads(threads);
     }
 
     @Override

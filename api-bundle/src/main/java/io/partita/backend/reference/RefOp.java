@@ -1,7 +1,0 @@
-package io.partita.backend.reference;
-
-/** The reference implementation of one op kind: exact, in double precision. */
-@FunctionalInterface
-public interface RefOp {
-    void compute(RefContext ctx);
-}

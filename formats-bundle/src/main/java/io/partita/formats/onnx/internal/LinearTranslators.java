@@ -1,0 +1,85 @@
+package io.partita.formats.onnx.internal;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+
+import io.partita.graph.DataType;
+import io.partita.graph.LogicalTensor;
+import io.partita.graph.OpKind;
+
+/** MatMul, Gemm and Conv. */
+final class LinearTranslators {
+    private LinearTranslators() {
+    }
+
+    static void register(Map<String, Translators.Entry> m) {
+        Translators.add(m, "MatMul", 13, LinearTranslators::matmul);
+        Translators.add(m, "Gemm", 13, LinearTranslators::gemm);
+        Translators.add(m, "Conv", 11, LinearTranslators::conv);
+    }
+
+    /** numpy matmul semantics (1-D operands promoted and the added dim removed) are oneDNN MatMul's too. */
+    private static void matmul(ImportContext ctx) {
+        LogicalTensor a = ctx.input(0);
+        LogicalTensor b = ctx.input(1);
+        ctx.setOutput(0, ctx.emit1(OpKind.MatMul, List.of(a, b), a.dataType(), x -> { }));
+    }
+
+    /** Y = alpha * op(A) op(B) + beta * C: MatMul with transposes, then a scale and a bias add when needed. */
+    private static void gemm(ImportContext ctx) {
+        LogicalTensor a = ctx.input(0);
+        LogicalTensor b = ctx.input(1);
+        boolean ta = ctx.intAttr("transA", 0) != 0;
+        boolean tb = ctx.intAttr("transB", 0) != 0;
+        float alpha = ctx.floatAttr("alpha", 1f);
+        float beta = ctx.floatAttr("beta", 1f);
+        if (a.ndims() != 2 || b.ndims() != 2) {
+            throw ctx.invalid("A " + LogicalTensor.dimsToString(a.dims()) + " and B "
+                    + LogicalTensor.dimsToString(b.dims()) + " must be 2-D");
+        }
+        DataType dt = a.dataType();
+        LogicalTensor y = ctx.emit1(OpKind.MatMul, List.of(a, b), dt,
+                x -> x.attr("transpose_a", ta).attr("transpose_b", tb));
+        if (alpha != 1f) {
+            LogicalTensor s = ctx.scalar(dt, alpha);
+            LogicalTensor prev = y;
+            y = ctx.emit1(OpKind.Multiply, List.of(prev, s), dt, x -> { });
+        }
+        if (ctx.hasInput(2) && beta != 0f) {
+            LogicalTensor c = ctx.input(2);
+            if (beta != 1f) {
+                LogicalTensor s = ctx.scalar(c.dataType(), beta);
+                LogicalTensor cc = c;
+                c = ctx.emit1(OpKind.Multiply, List.of(cc, s), c.dataType(), x -> { });
+            }
+            LogicalTensor prev = y;
+            LogicalTensor bias = c;
+            y = ctx.emit1(OpKind.Add, List.of(prev, bias), dt, x -> { });
+        }
+        ctx.setOutput(0, y);
+    }
+
+    private static void conv(ImportContext ctx) {
+        LogicalTensor x = ctx.input(0);
+        LogicalTensor w = ctx.input(1);
+        long[] xd = x.dims();
+        long[] wd = w.dims();
+        if (xd == null || wd == null || xd.length < 3 || wd.length != xd.length) {
+            throw ctx.invalid("X " + LogicalTensor.dimsToString(xd) + " and W " + LogicalTensor.dimsToString(wd)
+                    + " must have the same rank >= 3 (N, C, spatial...)");
+        }
+        long[] kernel = Spatial.kernel(ctx, Arrays.copyOfRange(wd, 2, wd.length));
+        Spatial s = Spatial.read(ctx, Arrays.copyOfRange(xd, 2, xd.length), kernel);
+        long group = ctx.intAttr("group", 1);
+        List<LogicalTensor> ins = new ArrayList<>(List.of(x, w));
+        if (ctx.hasInput(2)) {
+            ins.add(ctx.input(2));
+        }
+        ctx.setOutput(0, ctx.emit1(OpKind.Convolution, ins, x.dataType(), b -> b.attr("strides", s.strides())
+                .attr("dilations", s.dilations()).attr("pads_begin", s.padsBegin()).attr("pads_end", s.padsEnd())
+                .attr("auto_pad", "None").attr("groups", group).attr("data_format", "NCX")
+                .attr("weights_format", "OIX")));
+    }
+}

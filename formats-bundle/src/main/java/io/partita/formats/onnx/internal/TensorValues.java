@@ -1,0 +1,114 @@
+package io.partita.formats.onnx.internal;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+import io.partita.graph.DataType;
+import io.partita.formats.onnx.OnnxImportException;
+import io.partita.formats.onnx.OnnxTensor;
+import io.partita.formats.onnx.UnsupportedOnnxException;
+import io.partita.formats.onnx.internal.proto.TensorProto;
+
+/**
+ * Turns a decoded TensorProto into an {@link OnnxTensor}: picks the data field the element type
+ * uses (raw_data, or the typed field) and re-encodes it densely in Partita's element encoding.
+ */
+public final class TensorValues {
+    private TensorValues() {
+    }
+
+    /**
+     * @param where names the tensor's place in messages (e.g. "initializer 'W'")
+     * @throws UnsupportedOnnxException for element types Partita has no data type for
+     * @throws OnnxImportException for unknown types, external data, or a value count that does not match the dims
+     */
+    public static OnnxTensor toTensor(TensorProto t, String source, String where) {
+        if (!OnnxTypes.known(t.dataType())) {
+            throw new OnnxImportException(source + ": " + where + " has unknown data type " + t.dataType()
+                    + "; expected an ONNX TensorProto.DataType (1 to 26)");
+        }
+        DataType dt = OnnxTypes.toPartita(t.dataType());
+        if (dt == null) {
+            throw UnsupportedOnnxException.ofItem(where, 0,
+                    "data type " + OnnxTypes.name(t.dataType()) + " has no Partita data type");
+        }
+        if (t.external()) {
+            throw UnsupportedOnnxException.ofItem(where, 0,
+                    "values stored outside the model file (data_location EXTERNAL) are not read; embed them");
+        }
+        long n = 1;
+        for (long d : t.dims()) {
+            n = Math.multiplyExact(n, d);
+        }
+        if (n > Integer.MAX_VALUE - 8) {
+            throw new OnnxImportException(source + ": " + where + " has " + n + " elements; at most "
+                    + (Integer.MAX_VALUE - 8) + " are supported");
+        }
+        int count = (int) n;
+        long bytes = dt.byteSize(count);
+        byte[] out = new byte[(int) bytes];
+        MemorySegment dst = MemorySegment.ofArray(out);
+        if (t.rawData() != null) {
+            if (t.rawData().length != bytes) {
+                throw new OnnxImportException(source + ": " + where + " " + OnnxTypes.name(t.dataType())
+                        + dimsText(t.dims()) + " has " + t.rawData().length + " bytes of raw_data; expected " + bytes);
+            }
+            // ONNX raw_data is little-endian, packed as Partita packs (4-bit: low nibble first).
+            System.arraycopy(t.rawData(), 0, out, 0, out.length);
+            return new OnnxTensor(t.name(), dt, t.dims(), out);
+        }
+        switch (t.dataType()) {
+            case OnnxTypes.FLOAT -> {
+                check(t.floatData().length, count, "float_data", t, source, where);
+                for (int i = 0; i < count; i++) {
+                    dst.setAtIndex(ValueLayout.JAVA_FLOAT_UNALIGNED, i, t.floatData()[i]);
+                }
+            }
+            case OnnxTypes.INT64 -> {
+                check(t.int64Data().length, count, "int64_data", t, source, where);
+                for (int i = 0; i < count; i++) {
+                    dst.setAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, i, t.int64Data()[i]);
+                }
+            }
+            case OnnxTypes.INT32 -> {
+                check(t.int32Data().length, count, "int32_data", t, source, where);
+                for (int i = 0; i < count; i++) {
+                    dst.setAtIndex(ValueLayout.JAVA_INT_UNALIGNED, i, (int) t.int32Data()[i]);
+                }
+            }
+            case OnnxTypes.FLOAT16, OnnxTypes.BFLOAT16 -> {
+                // Stored as their 16 bits, one element per int32_data entry.
+                check(t.int32Data().length, count, "int32_data", t, source, where);
+                for (int i = 0; i < count; i++) {
+                    dst.setAtIndex(ValueLayout.JAVA_SHORT_UNALIGNED, i, (short) t.int32Data()[i]);
+                }
+            }
+            case OnnxTypes.INT8, OnnxTypes.UINT8, OnnxTypes.BOOL, OnnxTypes.FLOAT8E4M3FN, OnnxTypes.FLOAT8E5M2 -> {
+                check(t.int32Data().length, count, "int32_data", t, source, where);
+                for (int i = 0; i < count; i++) {
+                    out[i] = (byte) t.int32Data()[i];
+                }
+            }
+            case OnnxTypes.INT4, OnnxTypes.UINT4 -> {
+                // Two elements per int32_data entry (low nibble first), as in raw_data.
+                check(t.int32Data().length, (count + 1) / 2, "int32_data", t, source, where);
+                for (int i = 0; i < out.length; i++) {
+                    out[i] = (byte) t.int32Data()[i];
+                }
+            }
+            default -> throw new IllegalStateException("no decoding for " + OnnxTypes.name(t.dataType()));
+        }
+        return new OnnxTensor(t.name(), dt, t.dims(), out);
+    }
+
+    private static void check(int have, int expected, String field, TensorProto t, String source, String where) {
+        if (have != expected) {
+            throw new OnnxImportException(source + ": " + where + " " + OnnxTypes.name(t.dataType())
+                    + dimsText(t.dims()) + " has " + have + " values in " + field + "; expected " + expected);
+        }
+    }
+
+    static String dimsText(long[] dims) {
+        return io.partita.graph.LogicalTensor.dimsToString(dims);
+    }
+}

@@ -1,0 +1,209 @@
+package io.partita.runtime;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
+import org.osgi.service.component.annotations.ReferencePolicyOption;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.partita.backend.reference.ReferenceBackend;
+import io.partita.cache.CacheManager;
+import io.partita.cache.KernelCache;
+import io.partita.graph.BackendInfo;
+import io.partita.graph.CompiledGraph;
+import io.partita.graph.Engine;
+import io.partita.graph.EngineKind;
+import io.partita.graph.FpMathMode;
+import io.partita.graph.Graph;
+import io.partita.graph.GraphRuntime;
+import io.partita.graph.InvalidArgumentException;
+import io.partita.graph.PartitionPolicy;
+import io.partita.graph.OpSchemaRegistry;
+import io.partita.runtime.schema.registry.OpSchemas;
+import io.partita.spi.Backend;
+
+/**
+ * The runtime: the ranked set of backends (always ending with the reference backend) and the
+ * factory of graphs. Backends come and go at any time; a partitioning uses the set present when
+ * it starts. In OSGi it is the {@link GraphRuntime} service and tracks every {@link Backend}
+ * service, ranked by its {@code service.ranking}; on a plain class path {@link StandaloneRuntime}
+ * creates it.
+ */
+@Component(service = GraphRuntime.class, immediate = true)
+public final class RuntimeCore implements GraphRuntime {
+    private static final Logger LOG = LoggerFactory.getLogger(RuntimeCore.class);
+
+    private final BackendHandle reference = new BackendHandle(new ReferenceBackend(), Integer.MIN_VALUE);
+    private volatile List<BackendHandle> backends = List.of();
+    private final CacheManager caches;
+    /** The thread setting passed to backends, 0 until {@link #setThreads} is called. */
+    private volatile int threads;
+    private final KernelCache<CompiledPartitionKey, CompiledPartitionImpl> compiled;
+
+    /** The runtime shares its caches (compiled partitions, backends' constant tensors) with the backends. */
+    @Activate
+    public RuntimeCore(@Reference CacheManager caches) {
+        this.caches = caches;
+        this.compiled = caches.kernelCache(CacheManager.COMPILED_PARTITIONS);
+    }
+
+    /** Compiled partitions, shared while their key (backend, ops, ports, engine) is the same. */
+    KernelCache<CompiledPartitionKey, CompiledPartitionImpl> compiledPartitions() {
+        return compiled;
+    }
+
+    public CacheManager caches() {
+        return caches;
+    }
+
+    @Reference(service = Backend.class, cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
+            policyOption = ReferencePolicyOption.GREEDY)
+    void bindBackend(Backend backend, Map<String, Object> props) {
+        addBackend(backend, rank(backend, props));
+    }
+
+    void updatedBackend(Backend backend, Map<String, Object> props) {
+        rerank(backend, rank(backend, props));
+    }
+
+    void unbindBackend(Backend backend) {
+        removeBackend(backend);
+    }
+
+    private static int rank(Backend backend, Map<String, Object> props) {
+        // "service.ranking" (org.osgi.framework.Constants.SERVICE_RANKING): an Integer by the spec.
+        Object r = props.get("service.ranking");
+        return r instanceof Integer i ? i : backend.defaultRank();
+    }
+
+    /** Registers a backend at a rank (higher ranks are offered graphs first). */
+    public synchronized void addBackend(Backend backend, int rank) {
+        for (BackendHandle h : backends) {
+            if (h.backend() == backend) {
+                return;
+            }
+        }
+        List<BackendHandle> next = new ArrayList<>(backends);
+        next.add(new BackendHandle(backend, rank));
+        next.sort(Comparator.comparingInt(BackendHandle::rank).reversed());
+        backends = List.copyOf(next);
+        if (threads > 0) {
+            backend.setThreads(threads);
+        }
+        LOG.info("backend {} (version {}) registered at rank {} for {}", backend.id(), backend.version(), rank,
+                backend.engineKinds());
+    }
+
+    /**
+     * Drops a backend: later partitionings no longer see it and its compiled partitions fail with
+     * {@link io.partita.graph.BackendUnavailableException}; executions already running finish.
+     */
+    public void removeBackend(Backend backend) {
+        List<BackendHandle> gone = new ArrayList<>();
+        synchronized (this) {
+            List<BackendHandle> next = new ArrayList<>(backends);
+            for (BackendHandle h : backends) {
+                if (h.backend() == backend) {
+                    h.markGone();
+                    next.remove(h);
+                    gone.add(h);
+                }
+            }
+            backends = List.copyOf(next);
+        }
+        for (BackendHandle h : gone) {
+            // Its compiled partitions and constant tensors go with it; leases in use stay valid.
+            int dropped = compiled.removeIf(k -> k.backend() == h);
+            caches.removeBackend(h.id());
+            LOG.info("backend {} removed ({} compiled partitions dropped)", h.id(), dropped);
+        }
+    }
+
+    /** Changes the rank of a registered backend (e.g. its service.ranking was reconfigured). */
+    public synchronized void rerank(Backend backend, int rank) {
+        List<BackendHandle> next = new ArrayList<>();
+        for (BackendHandle h : backends) {
+            next.add(h.backend() == backend ? new BackendHandle(backend, rank) : h);
+        }
+        next.sort(Comparator.comparingInt(BackendHandle::rank).reversed());
+        backends = List.copyOf(next);
+    }
+
+    /** Active backends, highest rank first, the reference backend last. */
+    List<BackendHandle> activeBackends() {
+        List<BackendHandle> all = new ArrayList<>(backends);
+        all.add(reference);
+        return all;
+    }
+
+    BackendHandle referenceHandle() {
+        return reference;
+    }
+
+    /** Where unclaimed ops go: the reference backend (which runs on CPU engines only). */
+    BackendHandle fallbackFor(EngineKind kind) {
+        return reference;
+    }
+
+    @Override
+    public Graph createGraph(EngineKind engineKind) {
+        return createGraph(engineKind, FpMathMode.STRICT, false);
+    }
+
+    @Override
+    public Graph createGraph(EngineKind engineKind, FpMathMode fpMathMode, boolean applyToInt) {
+        if (engineKind == null || fpMathMode == null) {
+            throw new InvalidArgumentException("engine kind and fpmath mode must not be null");
+        }
+        return new GraphImpl(this, engineKind, fpMathMode, applyToInt);
+    }
+
+    @Override
+    public List<BackendInfo> backends() {
+        return activeBackends().stream().map(BackendHandle::info).toList();
+    }
+
+    @Override
+    public CompiledGraph compile(Graph graph, PartitionPolicy policy, Engine engine) {
+        if (!(graph instanceof GraphImpl g) || g.runtime() != this) {
+            throw new InvalidArgumentException("the graph was created by another runtime; create it with this one");
+        }
+        return new CompiledGraphImpl(g, g.partitions(policy), engine);
+    }
+
+    @Override
+    public synchronized void setThreads(int count) {
+        if (count < 1 || count > 1024) {
+            throw new InvalidArgumentException("thread count " + count + " is out of range; expected 1 to 1024");
+        }
+        threads = count;
+        for (BackendHandle h : backends) {
+            h.backend().setThreads(count);
+        }
+    }
+
+    @Override
+    public OpSchemaRegistry opSchemas() {
+        return OpSchemas.REGISTRY;
+    }
+
+    /** The reference backend alone, over the same caches (its compiled partitions are keyed by backend). */
+    @Override
+    public GraphRuntime reference() {
+        return new RuntimeCore(caches);
+    }
+
+    @Override
+    public String toString() {
+        return "GraphRuntime" + activeBackends();
+    }
+}

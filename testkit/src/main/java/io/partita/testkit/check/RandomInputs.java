@@ -1,0 +1,194 @@
+package io.partita.testkit.check;
+
+import java.lang.foreign.Arena;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+
+import io.partita.graph.DataType;
+import io.partita.graph.Engine;
+import io.partita.graph.Graph;
+import io.partita.graph.LogicalTensor;
+import io.partita.graph.Op;
+import io.partita.graph.OpKind;
+import io.partita.graph.Tensor;
+import io.partita.graph.UnsupportedFeatureException;
+import io.partita.graph.OpSchema;
+import io.partita.graph.OpSchemaRegistry;
+import io.partita.graph.OpSchema.Port;
+import io.partita.graph.OpSchema.ValueDomain;
+
+/**
+ * Seeded random values for graph inputs, drawn from what each consuming op port expects (a
+ * variance positive, a divisor away from zero, a target shape equal to the op's declared output).
+ * The same seed gives the same values.
+ */
+public final class RandomInputs {
+    private RandomInputs() {
+    }
+
+    /** Allocates and fills every input of a finalized graph. */
+    public static Map<Long, Tensor> forGraph(OpSchemaRegistry schemas, Graph graph, Engine engine, Arena arena, long seed) {
+        Map<Long, Tensor> out = new LinkedHashMap<>();
+        for (LogicalTensor t : graph.inputs()) {
+            // Inputs left as any/undef get the layout compilation gives them: dense strided.
+            LogicalTensor lt = t.layoutType() == io.partita.graph.LayoutType.ANY
+                    || t.layoutType() == io.partita.graph.LayoutType.UNDEF ? t.withLayout(io.partita.graph.LayoutType.STRIDED) : t;
+            Tensor tensor = Tensor.allocate(lt, engine, arena);
+            fill(schemas, tensor, graph.ops(), seed ^ (t.id() * 0x9E3779B97F4A7C15L));
+            out.put(t.id(), tensor);
+        }
+        return out;
+    }
+
+    /** Fills one tensor, choosing the value domain from the ops that consume it. */
+    public static void fill(OpSchemaRegistry schemas, Tensor tensor, List<Op> ops, long seed) {
+        LogicalTensor lt = tensor.logicalTensor();
+        ValueDomain domain = ValueDomain.ANY;
+        Op shapeConsumer = null;
+        for (Op op : ops) {
+            OpSchema schema = schemas.find(op.kind()).orElse(null);
+            for (int i = 0; i < op.inputs().size(); i++) {
+                if (op.input(i).id() != lt.id() || schema == null) {
+                    continue;
+                }
+                Port p = schema.inputPort(i);
+                ValueDomain d = p == null ? ValueDomain.ANY : p.domain();
+                if (d == ValueDomain.SHAPE || d == ValueDomain.AXES) {
+                    shapeConsumer = op;
+                }
+                domain = stronger(domain, d);
+            }
+        }
+        int n = (int) lt.elementCount();
+        double[] v = domain == ValueDomain.SHAPE ? shapeValues(lt, shapeConsumer)
+                : domain == ValueDomain.AXES ? reducedAxes(lt, shapeConsumer)
+                : random(lt.dataType(), domain, n, seed);
+        tensor.copyFrom(v);
+    }
+
+    private static ValueDomain stronger(ValueDomain a, ValueDomain b) {
+        return b.ordinal() > a.ordinal() ? b : a;
+    }
+
+    /** Values of a shape-deciding input: what the consuming op's declared output needs. */
+    private static double[] shapeValues(LogicalTensor lt, Op op) {
+        long[] target = op.output(0).dims();
+        long[] src = op.input(0).dims();
+        if (target == null || !LogicalTensor.of(lt.id(), lt.dataType(), target).isConcrete()) {
+            throw new UnsupportedFeatureException("cannot choose values for shape input tensor " + lt.id() + " of "
+                    + op.describe() + ": its output dims are not declared");
+        }
+        if (op.kind() == OpKind.DynamicTranspose) {
+            return permutationFor(lt, op, src, target);
+        }
+        if (op.kind() == OpKind.Interpolate || op.kind() == OpKind.InterpolateBackward) {
+            // sizes are the spatial dims of the resized tensor (dst, or diff_dst for the backward op)
+            long[] resized = op.kind() == OpKind.Interpolate ? target : op.input(1).dims();
+            boolean channelsLast = !op.hasAttr("data_format") || "NXC".equals(op.stringAttr("data_format"));
+            int from = channelsLast ? 1 : 2;
+            int to = channelsLast ? resized.length - 1 : resized.length;
+            target = java.util.Arrays.copyOfRange(resized, from, to);
+        }
+        double[] v = new double[target.length];
+        for (int i = 0; i < v.length; i++) {
+            v[i] = target[i];
+        }
+        return v;
+    }
+
+    /** The axes a reduction's declared output drops (or keeps as 1) from its input. */
+    private static double[] reducedAxes(LogicalTensor lt, Op op) {
+        long[] in = op.input(0).dims();
+        long[] out = op.output(0).dims();
+        if (in == null || out == null) {
+            throw new UnsupportedFeatureException("cannot choose axes for tensor " + lt.id() + " of " + op.describe()
+                    + ": its input and output dims are not declared");
+        }
+        java.util.List<Integer> axes = new java.util.ArrayList<>();
+        if (in.length == out.length) {
+            for (int i = 0; i < in.length; i++) {
+                if (out[i] == 1 && in[i] != 1) {
+                    axes.add(i);
+                }
+            }
+        } else {
+            int j = 0;
+            for (int i = 0; i < in.length; i++) {
+                if (j < out.length && in[i] == out[j]) {
+                    j++;
+                } else {
+                    axes.add(i);
+                }
+            }
+        }
+        if (axes.size() != lt.elementCount()) {
+            throw new UnsupportedFeatureException("cannot choose " + lt.elementCount() + " axes for tensor " + lt.id()
+                    + " of " + op.describe() + ": its declared dims imply " + axes);
+        }
+        return axes.stream().mapToDouble(Integer::doubleValue).toArray();
+    }
+
+    private static double[] permutationFor(LogicalTensor lt, Op op, long[] src, long[] target) {
+        boolean[] used = new boolean[src.length];
+        double[] order = new double[target.length];
+        for (int i = 0; i < target.length; i++) {
+            int found = -1;
+            for (int j = 0; j < src.length && found < 0; j++) {
+                if (!used[j] && src[j] == target[i]) {
+                    found = j;
+                }
+            }
+            if (found < 0) {
+                throw new UnsupportedFeatureException("cannot choose an order for tensor " + lt.id() + " of "
+                        + op.describe() + ": no permutation maps its input dims to its output dims");
+            }
+            used[found] = true;
+            order[i] = found;
+        }
+        return order;
+    }
+
+    /** Seeded values for a data type and domain. */
+    static double[] random(DataType dt, ValueDomain domain, int n, long seed) {
+        SplittableRandom r = new SplittableRandom(seed);
+        double[] v = new double[n];
+        for (int i = 0; i < n; i++) {
+            v[i] = draw(r, dt, domain);
+        }
+        return v;
+    }
+
+    private static double draw(SplittableRandom r, DataType dt, ValueDomain domain) {
+        if (dt == DataType.BOOLEAN || domain == ValueDomain.BOOLEAN) {
+            return r.nextBoolean() ? 1 : 0;
+        }
+        if (dt.isInteger()) {
+            int lo = switch (dt) {
+                case U8, U4 -> 0;
+                case S4 -> -8;
+                default -> -5;
+            };
+            int hi = switch (dt) {
+                case U4, S4 -> 7;
+                default -> 5;
+            };
+            if (domain == ValueDomain.POSITIVE || domain == ValueDomain.SCALE) {
+                lo = 1;
+            }
+            if (domain == ValueDomain.ZERO_POINT) {
+                lo = dt == DataType.S4 || dt == DataType.S8 || dt == DataType.S32 ? -2 : 0;
+                hi = 3;
+            }
+            return lo + r.nextInt(hi - lo + 1);
+        }
+        return switch (domain) {
+            case POSITIVE -> 0.5 + 1.5 * r.nextDouble();
+            case SCALE -> 0.25 + 0.5 * r.nextDouble();
+            case NON_ZERO -> (r.nextBoolean() ? 1 : -1) * (0.5 + 1.5 * r.nextDouble());
+            case ZERO_POINT -> r.nextInt(4);
+            default -> 2 * r.nextDouble() - 1;
+        };
+    }
+}

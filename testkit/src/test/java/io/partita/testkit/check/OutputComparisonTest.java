@@ -1,0 +1,46 @@
+package io.partita.testkit.check;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+/** Tolerances: relative to each element, with a floor at a tenth of the tensor's largest magnitude. */
+class OutputComparisonTest {
+
+    @Test
+    void smallRelativeErrorsPass() {
+        assertTrue(OutputComparison.compare(new double[] {1, -2, 100}, new double[] {1.00005, -2.0001, 100.005}, 1e-5, 1e-4)
+                .matches());
+    }
+
+    @Test
+    void errorsNearZeroAreJudgedAgainstTheTensorScale() {
+        // 1e-3 off on a value of 0.01 in a tensor reaching 100: fine for float accumulation
+        assertTrue(OutputComparison.compare(new double[] {0.01, 100}, new double[] {0.011, 100}, 1e-5, 1e-4).matches());
+        // but not 0.1 off
+        OutputComparison.Result r = OutputComparison.compare(new double[] {0.01, 100}, new double[] {0.11, 100}, 1e-5, 1e-4);
+        assertFalse(r.matches());
+        assertEquals(0, r.worstIndex());
+        assertEquals(1, r.mismatches());
+    }
+
+    @Test
+    void nanMatchesNanAndInfinitiesMustAgree() {
+        assertTrue(OutputComparison.compare(new double[] {Double.NaN, Double.POSITIVE_INFINITY},
+                new double[] {Double.NaN, Double.POSITIVE_INFINITY}, 0, 0).matches());
+        assertFalse(OutputComparison.compare(new double[] {Double.NaN}, new double[] {0}, 1, 1).matches());
+        assertFalse(OutputComparison.compare(new double[] {Double.POSITIVE_INFINITY}, new double[] {1e30}, 1, 1).matches());
+        assertFalse(OutputComparison.compare(new double[] {1, 2}, new double[] {1}, 1, 1).matches());
+    }
+
+    @Test
+    void quantizedOutputsMayDifferByOneStepOnly() {
+        double[] t = OutputComparison.tolerance(io.partita.graph.DataType.S8);
+        assertTrue(OutputComparison.compare(new double[] {-1, 5, 127}, new double[] {0, 4, 127}, t[0], t[1]).matches());
+        assertFalse(OutputComparison.compare(new double[] {-1, 5}, new double[] {1, 5}, t[0], t[1]).matches());
+        double[] exact = OutputComparison.tolerance(io.partita.graph.DataType.S32);
+        assertFalse(OutputComparison.compare(new double[] {7}, new double[] {8}, exact[0], exact[1]).matches());
+    }
+}
