@@ -1,6 +1,20 @@
 package io.partita.testkit.check;
 
+import java.lang.foreign.Arena;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+
+import io.partita.graph.CompiledGraph;
 import io.partita.graph.DataType;
+import io.partita.graph.Engine;
+import io.partita.graph.FpMathMode;
+import io.partita.graph.Graph;
+import io.partita.graph.LogicalTensor;
+import io.partita.graph.Op;
+import io.partita.graph.OpKind;
+import io.partita.graph.Stream;
 import io.partita.graph.Tensor;
 
 /**
@@ -10,6 +24,9 @@ import io.partita.graph.Tensor;
  * with the size of the partial sums, not with the (possibly cancelled) result. NaN matches NaN,
  * infinities must be equal; tolerances follow the data type's precision (s8/u8: one quantization
  * step).
+ *
+ * <p>With an {@link ErrorBound} (f32 outputs of graphs made of sums of products), an element is
+ * instead judged against the forward-error bound of f32 arithmetic, see {@link #errorBound}.
  */
 public final class OutputComparison {
     private OutputComparison() {
@@ -17,15 +34,15 @@ public final class OutputComparison {
 
     /** The outcome: whether every element matched, and the worst element. */
     public record Result(boolean matches, long elements, long mismatches, long worstIndex, double expected, double actual,
-            double absError, double relError) {
+            double absError, double relError, double allowed) {
 
         public String describe() {
             if (elements == 0) {
                 return "empty";
             }
             return (matches ? "match" : mismatches + " of " + elements + " elements differ")
-                    + String.format(" (worst at %d: expected %.6g got %.6g, abs err %.3g, rel err %.3g)", worstIndex,
-                            expected, actual, absError, relError);
+                    + String.format(" (worst at %d: expected %.6g got %.6g, abs err %.3g, rel err %.3g, allowed %.3g)",
+                            worstIndex, expected, actual, absError, relError, allowed);
         }
     }
 
@@ -59,18 +76,25 @@ public final class OutputComparison {
             }
         }
         double scale = SCALE_FRACTION * maxAbs;
+        return judge(e, a, i -> atol + rtol * Math.max(Math.abs(e[i]), scale));
+    }
+
+    /** Judges every element against the absolute error {@code allowed} gives for its index. */
+    private static Result judge(double[] e, double[] a, java.util.function.IntToDoubleFunction allowed) {
         if (e.length != a.length) {
             return new Result(false, e.length, Math.max(e.length, a.length), -1, e.length, a.length, Double.NaN,
-                    Double.NaN);
+                    Double.NaN, Double.NaN);
         }
         long bad = 0;
         long worst = e.length == 0 ? -1 : 0;
         double worstScore = -1;
         double worstAbs = 0;
         double worstRel = 0;
+        double worstAllowed = 0;
         for (int i = 0; i < e.length; i++) {
             double x = e[i];
             double y = a[i];
+            double limit = allowed.applyAsDouble(i);
             boolean ok;
             double abs;
             if (Double.isNaN(x) || Double.isNaN(y)) {
@@ -81,10 +105,9 @@ public final class OutputComparison {
                 abs = ok ? 0 : Double.POSITIVE_INFINITY;
             } else {
                 abs = Math.abs(x - y);
-                ok = abs <= atol + rtol * Math.max(Math.abs(x), scale);
+                ok = abs <= limit;
             }
-            double score = Double.isInfinite(abs) ? Double.POSITIVE_INFINITY
-                    : abs / (atol + rtol * Math.max(Math.abs(x), scale) + 1e-300);
+            double score = Double.isInfinite(abs) ? Double.POSITIVE_INFINITY : abs / (limit + 1e-300);
             if (!ok) {
                 bad++;
             }
@@ -93,9 +116,173 @@ public final class OutputComparison {
                 worst = i;
                 worstAbs = abs;
                 worstRel = x == 0 ? (abs == 0 ? 0 : Double.POSITIVE_INFINITY) : abs / Math.abs(x);
+                worstAllowed = limit;
             }
         }
         return new Result(bad == 0, e.length, bad, worst, worst >= 0 ? e[(int) worst] : 0,
-                worst >= 0 ? a[(int) worst] : 0, worstAbs, worstRel);
+                worst >= 0 ? a[(int) worst] : 0, worstAbs, worstRel, worstAllowed);
     }
+
+    /**
+     * Error bounds for the f32 outputs of one computation. {@code magnitudes} holds, by output
+     * tensor id, the sum of the magnitudes of the terms each element is made of (for a dot product
+     * {@code Σ|a_i·b_i|}); {@code roundings} bounds how many f32 roundings a term passes through
+     * (the accumulation lengths of the graph's ops added up, plus the result's own rounding).
+     */
+    public record ErrorBound(long roundings, Map<Long, double[]> magnitudes) {
+        /** No bound derived: every output is compared with the data type's tolerances. */
+        public static final ErrorBound NONE = new ErrorBound(0, Map.of());
+    }
+
+    /** Unit roundoff of f32, round to nearest. */
+    static final double F32_UNIT_ROUNDOFF = 0x1p-24;
+
+    /**
+     * Slack on the bound: the reference is itself rounded to f32 once, and the first-order bound
+     * drops the (tiny) second-order terms.
+     */
+    static final double BOUND_FACTOR = 2;
+
+    /**
+     * Ops for which running on {@code |inputs|} gives, per output element, at least the sum of
+     * magnitudes of the terms the element is computed from, and whose f32 rounding errors stay
+     * within one unit roundoff of that sum per accumulated term: sums of products and ops that
+     * select or move values. Subtract, Minimum, Clamp or any transcendental op break the first
+     * property ({@code |a| - |b|}, {@code min} and a clamped value can be smaller than the
+     * magnitudes behind the value) and normalizations divide by a computed value, so graphs with
+     * them keep the tolerances by data type.
+     */
+    private static final Set<OpKind> SUMS_OF_PRODUCTS = EnumSet.of(OpKind.MatMul, OpKind.Convolution, OpKind.Add,
+            OpKind.BiasAdd, OpKind.Multiply, OpKind.ReLU, OpKind.Maximum, OpKind.MaxPool, OpKind.AvgPool,
+            OpKind.Reorder, OpKind.StaticReshape, OpKind.StaticTranspose, OpKind.Concat, OpKind.End);
+
+    /**
+     * Derives error bounds for the f32 outputs of a graph by running the reference once more, on
+     * the absolute values of the f32 inputs. Why a bound rather than a fixed relative tolerance:
+     * summing k terms in f32 (any order, with or without FMA) gives
+     * {@code |computed - exact| <= k·u·Σ|terms|} to first order (Higham, Accuracy and Stability of
+     * Numerical Algorithms, §4.2), so a long reduction whose terms cancel can be far off in
+     * relative terms while as accurate as f32 allows, and a short one is held much tighter than a
+     * fixed tolerance would. Why not benchdnn's inputs whose f32 sums are exact: the CLI checks
+     * graphs with model constants that cannot be chosen, and exact inputs would hide precision
+     * loss that only shows on real values. For a sum of products the reference run on
+     * {@code |inputs|} yields {@code Σ|terms|} per element without knowing the op; for anything
+     * else (see {@link #SUMS_OF_PRODUCTS}), non-f32 tensors, or a graph allowed lower-precision
+     * math, this returns {@link ErrorBound#NONE} and the data type's tolerances apply. So it does
+     * for more than one reduction (MatMul, Convolution, AvgPool) in the graph: the worst case then
+     * propagates the first one's error through {@code |W|} of the next and grows by about
+     * {@code sqrt(k)} per layer over what happens with random signs (a 3-layer MLP allows ~40x its
+     * largest value), which checks nothing; the fixed tolerance is the better test there.
+     *
+     * <p>Call it before executing {@code reference} for the expected values: an execute
+     * overwrites the outputs of the previous one.
+     *
+     * @param graph the finalized graph {@code reference} was compiled from
+     */
+    public static ErrorBound errorBound(Graph graph, CompiledGraph reference, Map<Long, Tensor> inputs, Engine engine) {
+        if (graph.fpMathMode() != FpMathMode.STRICT) {
+            return ErrorBound.NONE;
+        }
+        long roundings = 1;
+        int reductions = 0;
+        for (Op op : graph.ops()) {
+            if (!SUMS_OF_PRODUCTS.contains(op.kind())) {
+                return ErrorBound.NONE;
+            }
+            for (LogicalTensor t : op.inputs()) {
+                if (t.dataType() != DataType.F32) {
+                    return ErrorBound.NONE;
+                }
+            }
+            for (LogicalTensor t : op.outputs()) {
+                if (t.dataType() != DataType.F32) {
+                    return ErrorBound.NONE;
+                }
+            }
+            long k = accumulationLength(op);
+            if (k < 1 || k > 1 && ++reductions > 1) {
+                return ErrorBound.NONE;
+            }
+            roundings += k;
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            Map<Long, Tensor> absolute = new HashMap<>();
+            for (Map.Entry<Long, Tensor> e : inputs.entrySet()) {
+                Tensor t = e.getValue();
+                double[] v = t.toDoubleArray();
+                for (int i = 0; i < v.length; i++) {
+                    v[i] = Math.abs(v[i]);
+                }
+                Tensor a = Tensor.allocate(t.logicalTensor(), engine, arena);
+                a.copyFrom(v);
+                absolute.put(e.getKey(), a);
+            }
+            Map<Long, double[]> magnitudes = new HashMap<>();
+            for (Map.Entry<Long, Tensor> e : reference.execute(new Stream(engine), absolute).entrySet()) {
+                magnitudes.put(e.getKey(), e.getValue().toDoubleArray());
+            }
+            return new ErrorBound(roundings, magnitudes);
+        }
+    }
+
+    /** How many products one output element of the op sums, or 0 when its dims are not known. */
+    private static long accumulationLength(Op op) {
+        return switch (op.kind()) {
+            case MatMul -> {
+                long[] a = op.input(0).dims();
+                if (a == null || a.length == 0) {
+                    yield 0;
+                }
+                boolean transposed = a.length > 1 && op.hasAttr("transpose_a") && op.boolAttr("transpose_a");
+                yield Math.max(0, a[transposed ? a.length - 2 : a.length - 1]);
+            }
+            case Convolution -> {
+                // weights are OIX or XIO with I already divided by the groups: count / O terms per output
+                long[] w = op.input(1).dims();
+                if (w == null || w.length < 2 || !op.input(1).isConcrete()) {
+                    yield 0;
+                }
+                boolean oFirst = op.hasAttr("weights_format") && "OIX".equals(op.stringAttr("weights_format"));
+                long o = w[oFirst ? 0 : w.length - 1];
+                yield o <= 0 ? 0 : op.input(1).elementCount() / o;
+            }
+            case AvgPool -> {
+                long k = 1;
+                for (long d : op.longsAttr("kernel")) {
+                    k *= d;
+                }
+                yield k;
+            }
+            // BiasAdd, Add, Multiply: one rounding; the rest move or select values exactly
+            default -> 1;
+        };
+    }
+
+    /**
+     * Compares with an error bound when {@code bound} has one for this output and both are f32,
+     * else with the data type's tolerances.
+     */
+    public static Result compare(Tensor expected, Tensor actual, ErrorBound bound) {
+        double[] m = bound.magnitudes().get(expected.id());
+        if (m == null || expected.logicalTensor().dataType() != DataType.F32
+                || actual.logicalTensor().dataType() != DataType.F32) {
+            return compare(expected, actual);
+        }
+        return compareBounded(expected.toDoubleArray(), actual.toDoubleArray(), m, bound.roundings());
+    }
+
+    /**
+     * An element matches when {@code |a - e| <= BOUND_FACTOR · roundings · u · magnitude}, u being
+     * f32's unit roundoff; the smallest normal f32 is the floor, below which results are not
+     * meaningfully rounded.
+     */
+    public static Result compareBounded(double[] e, double[] a, double[] magnitude, long roundings) {
+        if (magnitude.length != e.length) {
+            throw new IllegalArgumentException(
+                    "magnitudes for " + magnitude.length + " elements, expected values for " + e.length);
+        }
+        double perMagnitude = BOUND_FACTOR * roundings * F32_UNIT_ROUNDOFF;
+        return judge(e, a, i -> perMagnitude * magnitude[i] + Float.MIN_NORMAL);
+    }
+
 }
