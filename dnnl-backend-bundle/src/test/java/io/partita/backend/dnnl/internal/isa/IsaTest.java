@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Map;
 
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 import jdk.incubator.vector.FloatVector;
@@ -62,6 +63,15 @@ class IsaTest {
         } else {
             assertTrue(Isa.describe().startsWith("none: "), Isa.describe());
         }
+    }
+
+    /** The build's second test run (-XX:UseAVX=2) says which width it expects; the kernels must really run at it. */
+    @Test
+    void usesTheWidthTheBuildAsksFor() {
+        String expected = System.getProperty("dnnl.expectedIsaBits");
+        Assumptions.assumeTrue(expected != null, "only in a test run with forced JVM flags");
+        assertTrue(Isa.USABLE, Isa.REASON);
+        assertEquals(Integer.parseInt(expected), Isa.BITS, Isa.REASON);
     }
 
     private static Map<String, String> with(String flag, String value) {
