@@ -11,7 +11,7 @@ import io.partita.backend.dnnl.internal.isa.Isa;
 
 /**
  * The register-blocked micro-kernels: C[r x NR] (+)= packed A group x packed B panel rows, one
- * kernel per row count (14, 8, 4 with 512-bit vectors; 6, 4 narrower) so that a short last row
+ * kernel per row count (14, 8, 4 with 512-bit vectors; 4 narrower) so that a short last row
  * group does not pay for 14 rows.
  *
  * <p>Each k step loads two vectors of B and broadcasts one A value per row. With 512 bits, 14 rows keep
@@ -22,7 +22,7 @@ import io.partita.backend.dnnl.internal.isa.Isa;
  * method too big for C1's register allocator, and a method C1 cannot compile at tier 3 never
  * reached C2.
  */
-final class MicroKernels {
+public final class MicroKernels {
     static final VectorSpecies<Float> S = Isa.FLOAT;
     /** Floats per vector (16, 8 or 4); a constant, so C2 folds the blocking choice below. */
     static final int L = Isa.LANES;
@@ -30,10 +30,11 @@ final class MicroKernels {
     static final int NR = 2 * L;
     /**
      * Rows of A per packed group (the widest kernel): 14 with 512-bit vectors (28 accumulators of
-     * 32 zmm registers); 6 with 256 or 128 bits, 12 accumulators, since AVX2 and SSE have only 16
-     * vector registers (and two B vectors plus a broadcast must stay live too).
+     * 32 zmm registers); 4 with 256 or 128 bits, 8 accumulators. AVX2 and SSE have 16 vector
+     * registers: measured on L1-resident data with -XX:UseAVX=2, 4 x 2 vectors ran at the FMA peak,
+     * 6 x 2 and 4 x 3 (12 accumulators) at half of it, 8 x 2 at 65%; likewise at 128 bits.
      */
-    static final int MR = L == 16 ? 14 : 6;
+    static final int MR = L == 16 ? 14 : 4;
     private static final ByteOrder ORDER = ByteOrder.nativeOrder();
 
     private MicroKernels() {
@@ -44,14 +45,10 @@ final class MicroKernels {
      * columns of the tile: A element (r, kk) at {@code ap[aOff + kk * MR + r]}, B element (kk, j) at
      * {@code bp[bOff + kk * NR + j]}, C element (r, j) at byte {@code cOff + r * ldcBytes + 4 * j}.
      */
-    static void run(float[] ap, int aOff, float[] bp, int bOff, int kc, MemorySegment c, long cOff, long ldcBytes,
+    public static void run(float[] ap, int aOff, float[] bp, int bOff, int kc, MemorySegment c, long cOff, long ldcBytes,
             boolean accumulate, int mr, int cols, float[] tile) {
-        if (MR == 6) {
-            if (mr > 4) {
-                k6(ap, aOff, bp, bOff, kc, c, cOff, ldcBytes, accumulate, mr, cols, tile);
-            } else {
-                k4(ap, aOff, bp, bOff, kc, c, cOff, ldcBytes, accumulate, mr, cols, tile);
-            }
+        if (MR == 4) {
+            k4(ap, aOff, bp, bOff, kc, c, cOff, ldcBytes, accumulate, mr, cols, tile);
         } else if (mr > 8) {
             k14(ap, aOff, bp, bOff, kc, c, cOff, ldcBytes, accumulate, mr, cols, tile);
         } else if (mr > 4) {
@@ -223,58 +220,6 @@ final class MicroKernels {
         c61.intoArray(tile, 6 * NR + L);
         c70.intoArray(tile, 7 * NR);
         c71.intoArray(tile, 7 * NR + L);
-    }
-
-    private static void k6(float[] ap, int aOff, float[] bp, int bOff, int kc, MemorySegment c, long cOff,
-            long ldcBytes, boolean accumulate, int mr, int cols, float[] tile) {
-        loop6(ap, aOff, bp, bOff, kc, tile);
-        flush(tile, c, cOff, ldcBytes, accumulate, mr, cols);
-    }
-
-    private static void loop6(float[] ap, int aOff, float[] bp, int bOff, int kc, float[] tile) {
-        FloatVector z = FloatVector.zero(S);
-        FloatVector c00 = z, c01 = z;
-        FloatVector c10 = z, c11 = z;
-        FloatVector c20 = z, c21 = z;
-        FloatVector c30 = z, c31 = z;
-        FloatVector c40 = z, c41 = z;
-        FloatVector c50 = z, c51 = z;
-        int ai = aOff;
-        int bi = bOff;
-        for (int kk = 0; kk < kc; kk++, ai += MR, bi += NR) {
-            FloatVector b0 = FloatVector.fromArray(S, bp, bi);
-            FloatVector b1 = FloatVector.fromArray(S, bp, bi + L);
-            FloatVector a0 = FloatVector.broadcast(S, ap[ai + 0]);
-            c00 = b0.fma(a0, c00);
-            c01 = b1.fma(a0, c01);
-            FloatVector a1 = FloatVector.broadcast(S, ap[ai + 1]);
-            c10 = b0.fma(a1, c10);
-            c11 = b1.fma(a1, c11);
-            FloatVector a2 = FloatVector.broadcast(S, ap[ai + 2]);
-            c20 = b0.fma(a2, c20);
-            c21 = b1.fma(a2, c21);
-            FloatVector a3 = FloatVector.broadcast(S, ap[ai + 3]);
-            c30 = b0.fma(a3, c30);
-            c31 = b1.fma(a3, c31);
-            FloatVector a4 = FloatVector.broadcast(S, ap[ai + 4]);
-            c40 = b0.fma(a4, c40);
-            c41 = b1.fma(a4, c41);
-            FloatVector a5 = FloatVector.broadcast(S, ap[ai + 5]);
-            c50 = b0.fma(a5, c50);
-            c51 = b1.fma(a5, c51);
-        }
-        c00.intoArray(tile, 0);
-        c01.intoArray(tile, L);
-        c10.intoArray(tile, NR);
-        c11.intoArray(tile, NR + L);
-        c20.intoArray(tile, 2 * NR);
-        c21.intoArray(tile, 2 * NR + L);
-        c30.intoArray(tile, 3 * NR);
-        c31.intoArray(tile, 3 * NR + L);
-        c40.intoArray(tile, 4 * NR);
-        c41.intoArray(tile, 4 * NR + L);
-        c50.intoArray(tile, 5 * NR);
-        c51.intoArray(tile, 5 * NR + L);
     }
 
     private static void k4(float[] ap, int aOff, float[] bp, int bOff, int kc, MemorySegment c, long cOff,

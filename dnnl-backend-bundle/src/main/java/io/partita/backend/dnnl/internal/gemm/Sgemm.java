@@ -22,7 +22,7 @@ import io.partita.backend.dnnl.internal.exec.WorkerPool;
 public final class Sgemm {
     public static final int NR = MicroKernels.NR;
     public static final int MR = MicroKernels.MR;
-    static final int KC = 1024;
+    public static final int KC = 1024;
     static final int MC_MAX = 40 * MR;
     /** Bytes of packed A per row block: half the 2 MiB L2, the rest is for B panels and output tiles. */
     private static final long A_BUDGET = 1L << 20;

@@ -18,8 +18,10 @@ import io.partita.backend.dnnl.internal.isa.Isa;
  * anywhere) against packed weight panels of 64 output channels.
  *
  * <p>The tiles are as wide (in floats) at every vector width, so packing and callers do not
- * change; below 512 bits a tile is computed in column slices of two vectors by six rows (12
- * accumulators: AVX2 and SSE have 16 vector registers), the 512-bit kernels stay as tuned.
+ * change; below 512 bits a tile is computed in slices of two rows by four vectors: 8
+ * accumulators, the most that ran at full FMA rate with AVX2's and SSE's 16 vector registers
+ * (12 and more ran at half rate, apparently spilled once C2 unrolls the loop); the 512-bit kernels
+ * stay as tuned.
  */
 final class ConvKernels {
     static final VectorSpecies<Float> S = Isa.FLOAT;
@@ -35,8 +37,10 @@ final class ConvKernels {
      */
     static void rows6(float[] a, int aOff, float[] x, int xOff, int[] kOff, int k0, int kc, float[] tile) {
         if (L < 16) {
-            for (int j0 = 0; j0 < 64; j0 += 2 * L) {
-                rows6Slice(a, aOff, x, xOff, kOff, k0, kc, j0, tile);
+            for (int j0 = 0; j0 < 64; j0 += 4 * L) {
+                rows2Slice(a, aOff, x, xOff, kOff, k0, kc, 0, j0, tile);
+                rows2Slice(a, aOff, x, xOff, kOff, k0, kc, 2, j0, tile);
+                rows2Slice(a, aOff, x, xOff, kOff, k0, kc, 4, j0, tile);
             }
             return;
         }
@@ -119,8 +123,10 @@ final class ConvKernels {
     static void pixels6(float[] x, int p0, int p1, int p2, int p3, int p4, int p5, int[] tapOff, int t0,
             int t1, int icg, float[] b, int bOff, float[] tile) {
         if (L < 16) {
-            for (int j0 = 0; j0 < 64; j0 += 2 * L) {
-                pixels6Slice(x, p0, p1, p2, p3, p4, p5, tapOff, t0, t1, icg, b, bOff, j0, tile);
+            for (int j0 = 0; j0 < 64; j0 += 4 * L) {
+                pixels2Slice(x, p0, p1, tapOff, t0, t1, icg, b, bOff, 0, j0, tile);
+                pixels2Slice(x, p2, p3, tapOff, t0, t1, icg, b, bOff, 2, j0, tile);
+                pixels2Slice(x, p4, p5, tapOff, t0, t1, icg, b, bOff, 4, j0, tile);
             }
             return;
         }
@@ -210,8 +216,10 @@ final class ConvKernels {
     static void pixels6(float[] x, int p0, int p1, int p2, int p3, int p4, int p5, int[] kOff, int k0, int kc,
             float[] b, int bOff, float[] tile) {
         if (L < 16) {
-            for (int j0 = 0; j0 < 64; j0 += 2 * L) {
-                pixels6Slice(x, p0, p1, p2, p3, p4, p5, kOff, k0, kc, b, bOff, j0, tile);
+            for (int j0 = 0; j0 < 64; j0 += 4 * L) {
+                pixels2Slice(x, p0, p1, kOff, k0, kc, b, bOff, 0, j0, tile);
+                pixels2Slice(x, p2, p3, kOff, k0, kc, b, bOff, 2, j0, tile);
+                pixels2Slice(x, p4, p5, kOff, k0, kc, b, bOff, 4, j0, tile);
             }
             return;
         }
@@ -286,156 +294,115 @@ final class ConvKernels {
         c53.intoArray(tile, 368);
     }
 
-    /** {@link #rows6} below 512 bits: columns [j0, j0 + 2L) of the tile (12 accumulators fit 16 registers). */
-    private static void rows6Slice(float[] a, int aOff, float[] x, int xOff, int[] kOff, int k0, int kc, int j0,
+
+
+
+    /** {@link #rows6} below 512 bits: rows r0, r0 + 1 and columns [j0, j0 + 4L) of the tile. */
+    private static void rows2Slice(float[] a, int aOff, float[] x, int xOff, int[] kOff, int k0, int kc, int r0, int j0,
             float[] tile) {
         FloatVector z = FloatVector.zero(S);
-        FloatVector c00 = z, c01 = z;
-        FloatVector c10 = z, c11 = z;
-        FloatVector c20 = z, c21 = z;
-        FloatVector c30 = z, c31 = z;
-        FloatVector c40 = z, c41 = z;
-        FloatVector c50 = z, c51 = z;
-        int ai = aOff;
+        FloatVector c00 = z, c01 = z, c02 = z, c03 = z;
+        FloatVector c10 = z, c11 = z, c12 = z, c13 = z;
+        int ai = aOff + r0;
         for (int kk = k0, end = k0 + kc; kk < end; kk++, ai += 6) {
             int bi = xOff + kOff[kk] + j0;
             FloatVector b0 = FloatVector.fromArray(S, x, bi);
             FloatVector b1 = FloatVector.fromArray(S, x, bi + L);
+            FloatVector b2 = FloatVector.fromArray(S, x, bi + 2 * L);
+            FloatVector b3 = FloatVector.fromArray(S, x, bi + 3 * L);
             FloatVector a0 = FloatVector.broadcast(S, a[ai]);
             c00 = b0.fma(a0, c00);
             c01 = b1.fma(a0, c01);
+            c02 = b2.fma(a0, c02);
+            c03 = b3.fma(a0, c03);
             FloatVector a1 = FloatVector.broadcast(S, a[ai + 1]);
             c10 = b0.fma(a1, c10);
             c11 = b1.fma(a1, c11);
-            FloatVector a2 = FloatVector.broadcast(S, a[ai + 2]);
-            c20 = b0.fma(a2, c20);
-            c21 = b1.fma(a2, c21);
-            FloatVector a3 = FloatVector.broadcast(S, a[ai + 3]);
-            c30 = b0.fma(a3, c30);
-            c31 = b1.fma(a3, c31);
-            FloatVector a4 = FloatVector.broadcast(S, a[ai + 4]);
-            c40 = b0.fma(a4, c40);
-            c41 = b1.fma(a4, c41);
-            FloatVector a5 = FloatVector.broadcast(S, a[ai + 5]);
-            c50 = b0.fma(a5, c50);
-            c51 = b1.fma(a5, c51);
+            c12 = b2.fma(a1, c12);
+            c13 = b3.fma(a1, c13);
         }
-        c00.intoArray(tile, j0);
-        c01.intoArray(tile, j0 + L);
-        c10.intoArray(tile, 64 + j0);
-        c11.intoArray(tile, 64 + j0 + L);
-        c20.intoArray(tile, 128 + j0);
-        c21.intoArray(tile, 128 + j0 + L);
-        c30.intoArray(tile, 192 + j0);
-        c31.intoArray(tile, 192 + j0 + L);
-        c40.intoArray(tile, 256 + j0);
-        c41.intoArray(tile, 256 + j0 + L);
-        c50.intoArray(tile, 320 + j0);
-        c51.intoArray(tile, 320 + j0 + L);
+        int t = r0 * 64 + j0;
+        c00.intoArray(tile, t);
+        c01.intoArray(tile, t + L);
+        c02.intoArray(tile, t + 2 * L);
+        c03.intoArray(tile, t + 3 * L);
+        c10.intoArray(tile, t + 64);
+        c11.intoArray(tile, t + 64 + L);
+        c12.intoArray(tile, t + 64 + 2 * L);
+        c13.intoArray(tile, t + 64 + 3 * L);
     }
 
-    /** The channels-last {@link #pixels6} below 512 bits: columns [j0, j0 + 2L) of the tile. */
-    private static void pixels6Slice(float[] x, int p0, int p1, int p2, int p3, int p4, int p5, int[] tapOff,
-            int t0, int t1, int icg, float[] b, int bOff, int j0, float[] tile) {
+    /** The channels-last {@link #pixels6} below 512 bits: pixels p0, p1 and columns [j0, j0 + 4L) of the tile from row r0. */
+    private static void pixels2Slice(float[] x, int p0, int p1, int[] tapOff, int t0, int t1, int icg, float[] b,
+            int bOff, int r0, int j0, float[] tile) {
         FloatVector z = FloatVector.zero(S);
-        FloatVector c00 = z, c01 = z;
-        FloatVector c10 = z, c11 = z;
-        FloatVector c20 = z, c21 = z;
-        FloatVector c30 = z, c31 = z;
-        FloatVector c40 = z, c41 = z;
-        FloatVector c50 = z, c51 = z;
+        FloatVector c00 = z, c01 = z, c02 = z, c03 = z;
+        FloatVector c10 = z, c11 = z, c12 = z, c13 = z;
         int bi = bOff + j0;
         for (int t = t0; t < t1; t++) {
-            int o = tapOff[t];
-            int q0 = p0 + o;
-            int q1 = p1 + o;
-            int q2 = p2 + o;
-            int q3 = p3 + o;
-            int q4 = p4 + o;
-            int q5 = p5 + o;
+            int q0 = p0 + tapOff[t];
+            int q1 = p1 + tapOff[t];
             for (int c = 0; c < icg; c++, bi += 64) {
                 FloatVector b0 = FloatVector.fromArray(S, b, bi);
                 FloatVector b1 = FloatVector.fromArray(S, b, bi + L);
+                FloatVector b2 = FloatVector.fromArray(S, b, bi + 2 * L);
+                FloatVector b3 = FloatVector.fromArray(S, b, bi + 3 * L);
                 FloatVector a0 = FloatVector.broadcast(S, x[q0 + c]);
                 c00 = b0.fma(a0, c00);
                 c01 = b1.fma(a0, c01);
+                c02 = b2.fma(a0, c02);
+                c03 = b3.fma(a0, c03);
                 FloatVector a1 = FloatVector.broadcast(S, x[q1 + c]);
                 c10 = b0.fma(a1, c10);
                 c11 = b1.fma(a1, c11);
-                FloatVector a2 = FloatVector.broadcast(S, x[q2 + c]);
-                c20 = b0.fma(a2, c20);
-                c21 = b1.fma(a2, c21);
-                FloatVector a3 = FloatVector.broadcast(S, x[q3 + c]);
-                c30 = b0.fma(a3, c30);
-                c31 = b1.fma(a3, c31);
-                FloatVector a4 = FloatVector.broadcast(S, x[q4 + c]);
-                c40 = b0.fma(a4, c40);
-                c41 = b1.fma(a4, c41);
-                FloatVector a5 = FloatVector.broadcast(S, x[q5 + c]);
-                c50 = b0.fma(a5, c50);
-                c51 = b1.fma(a5, c51);
+                c12 = b2.fma(a1, c12);
+                c13 = b3.fma(a1, c13);
             }
         }
-        c00.intoArray(tile, j0);
-        c01.intoArray(tile, j0 + L);
-        c10.intoArray(tile, 64 + j0);
-        c11.intoArray(tile, 64 + j0 + L);
-        c20.intoArray(tile, 128 + j0);
-        c21.intoArray(tile, 128 + j0 + L);
-        c30.intoArray(tile, 192 + j0);
-        c31.intoArray(tile, 192 + j0 + L);
-        c40.intoArray(tile, 256 + j0);
-        c41.intoArray(tile, 256 + j0 + L);
-        c50.intoArray(tile, 320 + j0);
-        c51.intoArray(tile, 320 + j0 + L);
+        int t = r0 * 64 + j0;
+        c00.intoArray(tile, t);
+        c01.intoArray(tile, t + L);
+        c02.intoArray(tile, t + 2 * L);
+        c03.intoArray(tile, t + 3 * L);
+        c10.intoArray(tile, t + 64);
+        c11.intoArray(tile, t + 64 + L);
+        c12.intoArray(tile, t + 64 + 2 * L);
+        c13.intoArray(tile, t + 64 + 3 * L);
     }
 
-    /** The offset-table {@link #pixels6} below 512 bits: columns [j0, j0 + 2L) of the tile. */
-    private static void pixels6Slice(float[] x, int p0, int p1, int p2, int p3, int p4, int p5, int[] kOff, int k0,
-            int kc, float[] b, int bOff, int j0, float[] tile) {
+    /** The offset-table {@link #pixels6} below 512 bits: pixels p0, p1 and columns [j0, j0 + 4L) of the tile from row r0. */
+    private static void pixels2Slice(float[] x, int p0, int p1, int[] kOff, int k0, int kc, float[] b, int bOff, int r0,
+            int j0, float[] tile) {
         FloatVector z = FloatVector.zero(S);
-        FloatVector c00 = z, c01 = z;
-        FloatVector c10 = z, c11 = z;
-        FloatVector c20 = z, c21 = z;
-        FloatVector c30 = z, c31 = z;
-        FloatVector c40 = z, c41 = z;
-        FloatVector c50 = z, c51 = z;
+        FloatVector c00 = z, c01 = z, c02 = z, c03 = z;
+        FloatVector c10 = z, c11 = z, c12 = z, c13 = z;
         int bi = bOff + j0;
         for (int kk = k0, end = k0 + kc; kk < end; kk++, bi += 64) {
             int o = kOff[kk];
             FloatVector b0 = FloatVector.fromArray(S, b, bi);
             FloatVector b1 = FloatVector.fromArray(S, b, bi + L);
+            FloatVector b2 = FloatVector.fromArray(S, b, bi + 2 * L);
+            FloatVector b3 = FloatVector.fromArray(S, b, bi + 3 * L);
             FloatVector a0 = FloatVector.broadcast(S, x[p0 + o]);
             c00 = b0.fma(a0, c00);
             c01 = b1.fma(a0, c01);
+            c02 = b2.fma(a0, c02);
+            c03 = b3.fma(a0, c03);
             FloatVector a1 = FloatVector.broadcast(S, x[p1 + o]);
             c10 = b0.fma(a1, c10);
             c11 = b1.fma(a1, c11);
-            FloatVector a2 = FloatVector.broadcast(S, x[p2 + o]);
-            c20 = b0.fma(a2, c20);
-            c21 = b1.fma(a2, c21);
-            FloatVector a3 = FloatVector.broadcast(S, x[p3 + o]);
-            c30 = b0.fma(a3, c30);
-            c31 = b1.fma(a3, c31);
-            FloatVector a4 = FloatVector.broadcast(S, x[p4 + o]);
-            c40 = b0.fma(a4, c40);
-            c41 = b1.fma(a4, c41);
-            FloatVector a5 = FloatVector.broadcast(S, x[p5 + o]);
-            c50 = b0.fma(a5, c50);
-            c51 = b1.fma(a5, c51);
+            c12 = b2.fma(a1, c12);
+            c13 = b3.fma(a1, c13);
         }
-        c00.intoArray(tile, j0);
-        c01.intoArray(tile, j0 + L);
-        c10.intoArray(tile, 64 + j0);
-        c11.intoArray(tile, 64 + j0 + L);
-        c20.intoArray(tile, 128 + j0);
-        c21.intoArray(tile, 128 + j0 + L);
-        c30.intoArray(tile, 192 + j0);
-        c31.intoArray(tile, 192 + j0 + L);
-        c40.intoArray(tile, 256 + j0);
-        c41.intoArray(tile, 256 + j0 + L);
-        c50.intoArray(tile, 320 + j0);
-        c51.intoArray(tile, 320 + j0 + L);
+        int t = r0 * 64 + j0;
+        c00.intoArray(tile, t);
+        c01.intoArray(tile, t + L);
+        c02.intoArray(tile, t + 2 * L);
+        c03.intoArray(tile, t + 3 * L);
+        c10.intoArray(tile, t + 64);
+        c11.intoArray(tile, t + 64 + L);
+        c12.intoArray(tile, t + 64 + 2 * L);
+        c13.intoArray(tile, t + 64 + 3 * L);
     }
 
     /**
