@@ -67,9 +67,7 @@ public final class DnnlBackend implements Backend {
         }
         kinds.addAll(SingleOps.kinds());
         this.implemented = Set.copyOf(kinds);
-        if (Isa.USABLE) {
-            Warmup.startOnce();
-        }
+        Warmup.startOnce();
     }
 
     @Override
