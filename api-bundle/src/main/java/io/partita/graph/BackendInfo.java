@@ -4,9 +4,10 @@ import java.util.Set;
 
 /**
  * What the runtime knows of a backend: id, version, rank (higher is offered the graph first),
- * engine kinds, and whether it is available now.
+ * engine kinds, whether it is available now, and its own description (may be empty).
  */
-public record BackendInfo(String id, String version, int rank, Set<EngineKind> engineKinds, State state) {
+public record BackendInfo(String id, String version, int rank, Set<EngineKind> engineKinds, State state,
+        String description) {
 
     /** Availability of a backend. */
     public enum State {
@@ -18,5 +19,11 @@ public record BackendInfo(String id, String version, int rank, Set<EngineKind> e
 
     public BackendInfo {
         engineKinds = Set.copyOf(engineKinds);
+        description = description == null ? "" : description;
+    }
+
+    /** Without a description. */
+    public BackendInfo(String id, String version, int rank, Set<EngineKind> engineKinds, State state) {
+        this(id, version, rank, engineKinds, state, "");
     }
 }

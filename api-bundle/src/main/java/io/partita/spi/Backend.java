@@ -25,6 +25,11 @@ public interface Backend {
 
     Set<EngineKind> engineKinds();
 
+    /** Details for listings such as {@code partita backends}, e.g. the instruction set a CPU backend chose. */
+    default String description() {
+        return "";
+    }
+
     /** Rank used on a plain class path; in OSGi the {@code service.ranking} property wins. */
     default int defaultRank() {
         return 0;

@@ -21,8 +21,10 @@ import io.partita.benchmarks.primitive.PrimitiveCreationBenchmark;
  * measured in the same run. {@code java -jar benchmarks.jar cache} runs the cache hit path with 1
  * and 2 threads; {@code java -jar benchmarks.jar anchors [...]} compares Partita with native oneDNN
  * and ONNX Runtime on matmul, conv and MLP cases (see {@link AnchorsCommand}); {@code primitive}
- * measures compiling a partition whose primitive the DNNL-style backend has cached; other arguments are
- * passed to JMH.
+ * measures compiling a partition whose primitive the DNNL-style backend has cached; {@code probe NAME
+ * [args]} runs one of the DNNL-style kernel probes ({@link io.partita.benchmarks.probes}; they need
+ * {@code --add-modules jdk.incubator.vector} on the java command line); other arguments are passed
+ * to JMH.
  */
 public final class Main {
     private Main() {
@@ -31,6 +33,10 @@ public final class Main {
     public static void main(String[] args) throws RunnerException, java.io.IOException, InterruptedException {
         if (args.length > 0 && args[0].equals("anchors")) {
             System.exit(AnchorsCommand.run(java.util.Arrays.copyOfRange(args, 1, args.length)));
+        }
+        if (args.length > 1 && args[0].equals("probe")) {
+            probe(args[1], java.util.Arrays.copyOfRange(args, 2, args.length));
+            return;
         }
         if (args.length > 0 && args[0].equals("primitive")) {
             primitive();
@@ -60,6 +66,17 @@ public final class Main {
         }
         System.out.println();
         lines.forEach(System.out::println);
+    }
+
+    private static void probe(String name, String[] args) {
+        switch (name) {
+            case "sgemm" -> io.partita.benchmarks.probes.SgemmProbe.main(args);
+            case "kernel" -> io.partita.benchmarks.probes.KernelProbe.main(args);
+            case "pack" -> io.partita.benchmarks.probes.PackProbe.main(args);
+            case "conv" -> io.partita.benchmarks.probes.ConvProbe.main(args);
+            case "singleops" -> io.partita.benchmarks.probes.SingleOpsProbe.main(args);
+            default -> throw new IllegalArgumentException("no probe " + name + " (sgemm, kernel, pack, conv, singleops)");
+        }
     }
 
     /** Compile cost with a cached primitive, against the graph work it includes (1 thread). */

@@ -40,7 +40,7 @@ public final class BackendHandle {
 
     public BackendInfo info() {
         return new BackendInfo(backend.id(), backend.version(), rank, backend.engineKinds(),
-                gone ? BackendInfo.State.GONE : BackendInfo.State.ACTIVE);
+                gone ? BackendInfo.State.GONE : BackendInfo.State.ACTIVE, backend.description());
     }
 
     @Override

@@ -9,7 +9,7 @@ import io.partita.graph.GraphRuntime;
 import picocli.CommandLine.Command;
 
 /** Lists the backends in the order they are offered graphs. */
-@Command(name = "backends", description = "Lists the backends: id, rank, engine kinds, state, version.")
+@Command(name = "backends", description = "Lists the backends: id, rank, engine kinds, state, version, details.")
 public final class BackendsCommand implements Callable<Integer> {
     private final GraphRuntime runtime;
     private final PrintStream out;
@@ -21,11 +21,11 @@ public final class BackendsCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        out.printf("%-12s %12s  %-10s %-7s %s%n", "backend", "rank", "engines", "state", "version");
+        out.printf("%-12s %12s  %-10s %-7s %-8s %s%n", "backend", "rank", "engines", "state", "version", "details");
         for (BackendInfo b : runtime.backends()) {
-            out.printf("%-12s %12s  %-10s %-7s %s%n", b.id(), b.rank() == Integer.MIN_VALUE ? "lowest" : b.rank(),
+            out.printf("%-12s %12s  %-10s %-7s %-8s %s%n", b.id(), b.rank() == Integer.MIN_VALUE ? "lowest" : b.rank(),
                     String.join(",", b.engineKinds().stream().map(EngineKind::spelling).sorted().toList()),
-                    b.state().name().toLowerCase(java.util.Locale.ROOT), b.version());
+                    b.state().name().toLowerCase(java.util.Locale.ROOT), b.version(), b.description());
         }
         return 0;
     }

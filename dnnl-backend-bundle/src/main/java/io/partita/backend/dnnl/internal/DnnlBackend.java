@@ -5,11 +5,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.partita.backend.dnnl.internal.exec.WorkerPool;
+import io.partita.backend.dnnl.internal.isa.Isa;
 import io.partita.backend.dnnl.internal.ops.SingleOps;
 import io.partita.backend.dnnl.internal.pattern.PatternMatcher;
 import io.partita.backend.dnnl.internal.plan.Planner;
@@ -30,12 +32,15 @@ import io.partita.spi.Kernel;
  * The DNNL-style backend: claims f32 fusion patterns and single ops with static shapes, compiles
  * each partition into a primitive kept in the primitive cache (equal descriptors share one), and
  * runs it on a per-engine worker pool with constant weights packed once into the unified cache.
+ * Where the JVM does not compile the Vector API to vector instructions ({@link Isa#USABLE}) it
+ * claims nothing: its kernels would run tens of times slower than the reference backend's.
  */
 public final class DnnlBackend implements Backend {
     public static final String ID = "dnnl";
     /** Above the reference backend (and the ACL-style one); the OSGi component registers it as its ranking. */
     public static final int DEFAULT_RANK = 100;
     private static final Logger LOG = LoggerFactory.getLogger(DnnlBackend.class);
+    private static final AtomicBoolean DECLINE_LOGGED = new AtomicBoolean();
 
     private final CacheManager caches;
     private final KernelCache<PrimitiveKey, Primitive> primitives;
@@ -83,7 +88,18 @@ public final class DnnlBackend implements Backend {
     }
 
     @Override
+    public String description() {
+        return "isa=" + Isa.describe();
+    }
+
+    @Override
     public List<Claim> claim(GraphView graph, PartitionPolicy policy) {
+        if (!Isa.USABLE) {
+            if (DECLINE_LOGGED.compareAndSet(false, true)) {
+                LOG.warn("dnnl backend claims no ops: the Vector API is not usable on this JVM ({})", Isa.REASON);
+            }
+            return List.of();
+        }
         return PatternMatcher.claim(graph, policy, implemented);
     }
 

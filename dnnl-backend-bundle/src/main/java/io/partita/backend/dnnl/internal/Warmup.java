@@ -8,6 +8,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.partita.backend.dnnl.internal.exec.WorkerPool;
+import io.partita.backend.dnnl.internal.isa.Isa;
 import io.partita.backend.dnnl.internal.ops.MatMulPrimitive;
 import io.partita.backend.dnnl.internal.postops.Activation;
 import io.partita.backend.dnnl.internal.postops.PostOpChain;
@@ -44,6 +45,10 @@ final class Warmup {
     }
 
     private static void run() {
+        // Isa is first initialized here, off the activating thread (Vector API and flag reading take ~0.1 s).
+        if (!Isa.USABLE) {
+            return; // the backend claims nothing, and the kernels would run as plain objects
+        }
         long t0 = System.nanoTime();
         try (Arena arena = Arena.ofConfined()) {
             // Odd sizes reach the edge paths of the micro-kernels and the post-op tails as well; 36 rows

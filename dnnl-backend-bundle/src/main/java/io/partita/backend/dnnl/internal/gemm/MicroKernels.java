@@ -7,11 +7,14 @@ import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorSpecies;
 
+import io.partita.backend.dnnl.internal.isa.Isa;
+
 /**
- * The register-blocked micro-kernels: C[r x 32] (+)= packed A group x packed B panel rows, one
- * kernel per row count (14, 8, 4) so that a short last row group does not pay for 14 rows.
+ * The register-blocked micro-kernels: C[r x NR] (+)= packed A group x packed B panel rows, one
+ * kernel per row count (14, 8, 4 with 512-bit vectors; 4 narrower) so that a short last row
+ * group does not pay for 14 rows.
  *
- * <p>Each k step loads two 16-float vectors of B and broadcasts one A value per row; 14 rows keep
+ * <p>Each k step loads two vectors of B and broadcasts one A value per row. With 512 bits, 14 rows keep
  * 28 accumulators live out of the 32 vector registers, the widest block measured to keep both FMA
  * ports busy (on L1-resident data it reaches ~95% of the register-only FMA peak; 6 x 64 reached
  * ~75%). The code is written out per row because accumulators must be locals to stay in registers.
@@ -19,11 +22,19 @@ import jdk.incubator.vector.VectorSpecies;
  * method too big for C1's register allocator, and a method C1 cannot compile at tier 3 never
  * reached C2.
  */
-final class MicroKernels {
-    static final VectorSpecies<Float> S = FloatVector.SPECIES_512;
-    static final int NR = 32;
-    /** Rows of A per packed group (the widest kernel). */
-    static final int MR = 14;
+public final class MicroKernels {
+    static final VectorSpecies<Float> S = Isa.FLOAT;
+    /** Floats per vector (16, 8 or 4); a constant, so C2 folds the blocking choice below. */
+    static final int L = Isa.LANES;
+    /** Columns of a B panel: two vectors. */
+    static final int NR = 2 * L;
+    /**
+     * Rows of A per packed group (the widest kernel): 14 with 512-bit vectors (28 accumulators of
+     * 32 zmm registers); 4 with 256 or 128 bits, 8 accumulators. AVX2 and SSE have 16 vector
+     * registers: measured on L1-resident data with -XX:UseAVX=2, 4 x 2 vectors ran at the FMA peak,
+     * 6 x 2 and 4 x 3 (12 accumulators) at half of it, 8 x 2 at 65%; likewise at 128 bits.
+     */
+    static final int MR = L == 16 ? 14 : 4;
     private static final ByteOrder ORDER = ByteOrder.nativeOrder();
 
     private MicroKernels() {
@@ -34,9 +45,11 @@ final class MicroKernels {
      * columns of the tile: A element (r, kk) at {@code ap[aOff + kk * MR + r]}, B element (kk, j) at
      * {@code bp[bOff + kk * NR + j]}, C element (r, j) at byte {@code cOff + r * ldcBytes + 4 * j}.
      */
-    static void run(float[] ap, int aOff, float[] bp, int bOff, int kc, MemorySegment c, long cOff, long ldcBytes,
+    public static void run(float[] ap, int aOff, float[] bp, int bOff, int kc, MemorySegment c, long cOff, long ldcBytes,
             boolean accumulate, int mr, int cols, float[] tile) {
-        if (mr > 8) {
+        if (MR == 4) {
+            k4(ap, aOff, bp, bOff, kc, c, cOff, ldcBytes, accumulate, mr, cols, tile);
+        } else if (mr > 8) {
             k14(ap, aOff, bp, bOff, kc, c, cOff, ldcBytes, accumulate, mr, cols, tile);
         } else if (mr > 4) {
             k8(ap, aOff, bp, bOff, kc, c, cOff, ldcBytes, accumulate, mr, cols, tile);
@@ -71,7 +84,7 @@ final class MicroKernels {
         int bi = bOff;
         for (int kk = 0; kk < kc; kk++, ai += MR, bi += NR) {
             FloatVector b0 = FloatVector.fromArray(S, bp, bi);
-            FloatVector b1 = FloatVector.fromArray(S, bp, bi + 16);
+            FloatVector b1 = FloatVector.fromArray(S, bp, bi + L);
             FloatVector a0 = FloatVector.broadcast(S, ap[ai + 0]);
             c00 = b0.fma(a0, c00);
             c01 = b1.fma(a0, c01);
@@ -116,33 +129,33 @@ final class MicroKernels {
             c131 = b1.fma(a13, c131);
         }
         c00.intoArray(tile, 0);
-        c01.intoArray(tile, 16);
-        c10.intoArray(tile, 32);
-        c11.intoArray(tile, 48);
-        c20.intoArray(tile, 64);
-        c21.intoArray(tile, 80);
-        c30.intoArray(tile, 96);
-        c31.intoArray(tile, 112);
-        c40.intoArray(tile, 128);
-        c41.intoArray(tile, 144);
-        c50.intoArray(tile, 160);
-        c51.intoArray(tile, 176);
-        c60.intoArray(tile, 192);
-        c61.intoArray(tile, 208);
-        c70.intoArray(tile, 224);
-        c71.intoArray(tile, 240);
-        c80.intoArray(tile, 256);
-        c81.intoArray(tile, 272);
-        c90.intoArray(tile, 288);
-        c91.intoArray(tile, 304);
-        c100.intoArray(tile, 320);
-        c101.intoArray(tile, 336);
-        c110.intoArray(tile, 352);
-        c111.intoArray(tile, 368);
-        c120.intoArray(tile, 384);
-        c121.intoArray(tile, 400);
-        c130.intoArray(tile, 416);
-        c131.intoArray(tile, 432);
+        c01.intoArray(tile, L);
+        c10.intoArray(tile, NR);
+        c11.intoArray(tile, NR + L);
+        c20.intoArray(tile, 2 * NR);
+        c21.intoArray(tile, 2 * NR + L);
+        c30.intoArray(tile, 3 * NR);
+        c31.intoArray(tile, 3 * NR + L);
+        c40.intoArray(tile, 4 * NR);
+        c41.intoArray(tile, 4 * NR + L);
+        c50.intoArray(tile, 5 * NR);
+        c51.intoArray(tile, 5 * NR + L);
+        c60.intoArray(tile, 6 * NR);
+        c61.intoArray(tile, 6 * NR + L);
+        c70.intoArray(tile, 7 * NR);
+        c71.intoArray(tile, 7 * NR + L);
+        c80.intoArray(tile, 8 * NR);
+        c81.intoArray(tile, 8 * NR + L);
+        c90.intoArray(tile, 9 * NR);
+        c91.intoArray(tile, 9 * NR + L);
+        c100.intoArray(tile, 10 * NR);
+        c101.intoArray(tile, 10 * NR + L);
+        c110.intoArray(tile, 11 * NR);
+        c111.intoArray(tile, 11 * NR + L);
+        c120.intoArray(tile, 12 * NR);
+        c121.intoArray(tile, 12 * NR + L);
+        c130.intoArray(tile, 13 * NR);
+        c131.intoArray(tile, 13 * NR + L);
     }
 
     private static void k8(float[] ap, int aOff, float[] bp, int bOff, int kc, MemorySegment c, long cOff,
@@ -165,7 +178,7 @@ final class MicroKernels {
         int bi = bOff;
         for (int kk = 0; kk < kc; kk++, ai += MR, bi += NR) {
             FloatVector b0 = FloatVector.fromArray(S, bp, bi);
-            FloatVector b1 = FloatVector.fromArray(S, bp, bi + 16);
+            FloatVector b1 = FloatVector.fromArray(S, bp, bi + L);
             FloatVector a0 = FloatVector.broadcast(S, ap[ai + 0]);
             c00 = b0.fma(a0, c00);
             c01 = b1.fma(a0, c01);
@@ -192,21 +205,21 @@ final class MicroKernels {
             c71 = b1.fma(a7, c71);
         }
         c00.intoArray(tile, 0);
-        c01.intoArray(tile, 16);
-        c10.intoArray(tile, 32);
-        c11.intoArray(tile, 48);
-        c20.intoArray(tile, 64);
-        c21.intoArray(tile, 80);
-        c30.intoArray(tile, 96);
-        c31.intoArray(tile, 112);
-        c40.intoArray(tile, 128);
-        c41.intoArray(tile, 144);
-        c50.intoArray(tile, 160);
-        c51.intoArray(tile, 176);
-        c60.intoArray(tile, 192);
-        c61.intoArray(tile, 208);
-        c70.intoArray(tile, 224);
-        c71.intoArray(tile, 240);
+        c01.intoArray(tile, L);
+        c10.intoArray(tile, NR);
+        c11.intoArray(tile, NR + L);
+        c20.intoArray(tile, 2 * NR);
+        c21.intoArray(tile, 2 * NR + L);
+        c30.intoArray(tile, 3 * NR);
+        c31.intoArray(tile, 3 * NR + L);
+        c40.intoArray(tile, 4 * NR);
+        c41.intoArray(tile, 4 * NR + L);
+        c50.intoArray(tile, 5 * NR);
+        c51.intoArray(tile, 5 * NR + L);
+        c60.intoArray(tile, 6 * NR);
+        c61.intoArray(tile, 6 * NR + L);
+        c70.intoArray(tile, 7 * NR);
+        c71.intoArray(tile, 7 * NR + L);
     }
 
     private static void k4(float[] ap, int aOff, float[] bp, int bOff, int kc, MemorySegment c, long cOff,
@@ -225,7 +238,7 @@ final class MicroKernels {
         int bi = bOff;
         for (int kk = 0; kk < kc; kk++, ai += MR, bi += NR) {
             FloatVector b0 = FloatVector.fromArray(S, bp, bi);
-            FloatVector b1 = FloatVector.fromArray(S, bp, bi + 16);
+            FloatVector b1 = FloatVector.fromArray(S, bp, bi + L);
             FloatVector a0 = FloatVector.broadcast(S, ap[ai + 0]);
             c00 = b0.fma(a0, c00);
             c01 = b1.fma(a0, c01);
@@ -240,13 +253,13 @@ final class MicroKernels {
             c31 = b1.fma(a3, c31);
         }
         c00.intoArray(tile, 0);
-        c01.intoArray(tile, 16);
-        c10.intoArray(tile, 32);
-        c11.intoArray(tile, 48);
-        c20.intoArray(tile, 64);
-        c21.intoArray(tile, 80);
-        c30.intoArray(tile, 96);
-        c31.intoArray(tile, 112);
+        c01.intoArray(tile, L);
+        c10.intoArray(tile, NR);
+        c11.intoArray(tile, NR + L);
+        c20.intoArray(tile, 2 * NR);
+        c21.intoArray(tile, 2 * NR + L);
+        c30.intoArray(tile, 3 * NR);
+        c31.intoArray(tile, 3 * NR + L);
     }
 
     /** Writes (or adds) the first mr rows and cols columns of a tile (rows of NR floats) to C. */
@@ -254,10 +267,10 @@ final class MicroKernels {
             int cols) {
         for (int r = 0; r < mr; r++) {
             long row = cOff + r * ldcBytes;
-            for (int q = 0; q < cols; q += 16) {
+            for (int q = 0; q < cols; q += L) {
                 FloatVector v = FloatVector.fromArray(S, tile, r * NR + q);
                 long o = row + 4L * q;
-                if (q + 16 <= cols) {
+                if (q + L <= cols) {
                     if (accumulate) {
                         v = v.add(FloatVector.fromMemorySegment(S, c, o, ORDER));
                     }

@@ -8,7 +8,8 @@ import io.partita.backend.dnnl.internal.exec.WorkerPool;
  * C[M, N] = A[M, K] x B[K, N] in single precision, with an epilogue applied to finished output
  * while it is still in cache (bias, activations, binary post-ops).
  *
- * <p>Blocking: B is packed in panels of {@link #NR} = 32 columns; A is packed per block of rows
+ * <p>Blocking (figures for 512-bit vectors; {@link MicroKernels} gives the narrower ones): B is
+ * packed in panels of {@link #NR} = 32 columns; A is packed per block of rows
  * (all of K, at most ~1 MiB, so it stays in L2) into groups of {@link #MR} = 14 rows interleaved
  * by k. Each panel then runs through K in blocks of at most {@link #KC} = 1024 against every row
  * group of the block: the panel's K block (128 KiB) stays in L2 and streams through the kernel
@@ -21,7 +22,7 @@ import io.partita.backend.dnnl.internal.exec.WorkerPool;
 public final class Sgemm {
     public static final int NR = MicroKernels.NR;
     public static final int MR = MicroKernels.MR;
-    static final int KC = 1024;
+    public static final int KC = 1024;
     static final int MC_MAX = 40 * MR;
     /** Bytes of packed A per row block: half the 2 MiB L2, the rest is for B panels and output tiles. */
     private static final long A_BUDGET = 1L << 20;

@@ -3,6 +3,8 @@ package io.partita.backend.dnnl.internal.ops;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorSpecies;
 
+import io.partita.backend.dnnl.internal.isa.Isa;
+
 /**
  * Register-blocked convolution micro-kernels. Each accumulates a tile over K reduction steps and
  * writes it to a small array (handing vectors to another method would box them); the caller stores
@@ -14,9 +16,17 @@ import jdk.incubator.vector.VectorSpecies;
  * because the planes are laid out so that one tap of consecutive outputs is consecutive input.
  * Channels-last kernels read six pixels' input values as scalars (one per output pixel, from
  * anywhere) against packed weight panels of 64 output channels.
+ *
+ * <p>The tiles are as wide (in floats) at every vector width, so packing and callers do not
+ * change; below 512 bits a tile is computed in slices of two rows by four vectors: 8
+ * accumulators, the most that ran at full FMA rate with AVX2's and SSE's 16 vector registers
+ * (12 and more ran at half rate, apparently spilled once C2 unrolls the loop); the 512-bit kernels
+ * stay as tuned.
  */
 final class ConvKernels {
-    static final VectorSpecies<Float> S = FloatVector.SPECIES_512;
+    static final VectorSpecies<Float> S = Isa.FLOAT;
+    /** Floats per vector (a constant C2 folds). */
+    static final int L = Isa.LANES;
 
     private ConvKernels() {
     }
@@ -26,6 +36,14 @@ final class ConvKernels {
      * for k in [k0, k0 + kc).
      */
     static void rows6(float[] a, int aOff, float[] x, int xOff, int[] kOff, int k0, int kc, float[] tile) {
+        if (L < 16) {
+            for (int j0 = 0; j0 < 64; j0 += 4 * L) {
+                rows2Slice(a, aOff, x, xOff, kOff, k0, kc, 0, j0, tile);
+                rows2Slice(a, aOff, x, xOff, kOff, k0, kc, 2, j0, tile);
+                rows2Slice(a, aOff, x, xOff, kOff, k0, kc, 4, j0, tile);
+            }
+            return;
+        }
         FloatVector z = FloatVector.zero(S);
         FloatVector c00 = z, c01 = z, c02 = z, c03 = z;
         FloatVector c10 = z, c11 = z, c12 = z, c13 = z;
@@ -104,6 +122,14 @@ final class ConvKernels {
      */
     static void pixels6(float[] x, int p0, int p1, int p2, int p3, int p4, int p5, int[] tapOff, int t0,
             int t1, int icg, float[] b, int bOff, float[] tile) {
+        if (L < 16) {
+            for (int j0 = 0; j0 < 64; j0 += 4 * L) {
+                pixels2Slice(x, p0, p1, tapOff, t0, t1, icg, b, bOff, 0, j0, tile);
+                pixels2Slice(x, p2, p3, tapOff, t0, t1, icg, b, bOff, 2, j0, tile);
+                pixels2Slice(x, p4, p5, tapOff, t0, t1, icg, b, bOff, 4, j0, tile);
+            }
+            return;
+        }
         FloatVector z = FloatVector.zero(S);
         FloatVector c00 = z, c01 = z, c02 = z, c03 = z;
         FloatVector c10 = z, c11 = z, c12 = z, c13 = z;
@@ -189,6 +215,14 @@ final class ConvKernels {
      */
     static void pixels6(float[] x, int p0, int p1, int p2, int p3, int p4, int p5, int[] kOff, int k0, int kc,
             float[] b, int bOff, float[] tile) {
+        if (L < 16) {
+            for (int j0 = 0; j0 < 64; j0 += 4 * L) {
+                pixels2Slice(x, p0, p1, kOff, k0, kc, b, bOff, 0, j0, tile);
+                pixels2Slice(x, p2, p3, kOff, k0, kc, b, bOff, 2, j0, tile);
+                pixels2Slice(x, p4, p5, kOff, k0, kc, b, bOff, 4, j0, tile);
+            }
+            return;
+        }
         FloatVector z = FloatVector.zero(S);
         FloatVector c00 = z, c01 = z, c02 = z, c03 = z;
         FloatVector c10 = z, c11 = z, c12 = z, c13 = z;
@@ -260,6 +294,117 @@ final class ConvKernels {
         c53.intoArray(tile, 368);
     }
 
+
+
+
+    /** {@link #rows6} below 512 bits: rows r0, r0 + 1 and columns [j0, j0 + 4L) of the tile. */
+    private static void rows2Slice(float[] a, int aOff, float[] x, int xOff, int[] kOff, int k0, int kc, int r0, int j0,
+            float[] tile) {
+        FloatVector z = FloatVector.zero(S);
+        FloatVector c00 = z, c01 = z, c02 = z, c03 = z;
+        FloatVector c10 = z, c11 = z, c12 = z, c13 = z;
+        int ai = aOff + r0;
+        for (int kk = k0, end = k0 + kc; kk < end; kk++, ai += 6) {
+            int bi = xOff + kOff[kk] + j0;
+            FloatVector b0 = FloatVector.fromArray(S, x, bi);
+            FloatVector b1 = FloatVector.fromArray(S, x, bi + L);
+            FloatVector b2 = FloatVector.fromArray(S, x, bi + 2 * L);
+            FloatVector b3 = FloatVector.fromArray(S, x, bi + 3 * L);
+            FloatVector a0 = FloatVector.broadcast(S, a[ai]);
+            c00 = b0.fma(a0, c00);
+            c01 = b1.fma(a0, c01);
+            c02 = b2.fma(a0, c02);
+            c03 = b3.fma(a0, c03);
+            FloatVector a1 = FloatVector.broadcast(S, a[ai + 1]);
+            c10 = b0.fma(a1, c10);
+            c11 = b1.fma(a1, c11);
+            c12 = b2.fma(a1, c12);
+            c13 = b3.fma(a1, c13);
+        }
+        int t = r0 * 64 + j0;
+        c00.intoArray(tile, t);
+        c01.intoArray(tile, t + L);
+        c02.intoArray(tile, t + 2 * L);
+        c03.intoArray(tile, t + 3 * L);
+        c10.intoArray(tile, t + 64);
+        c11.intoArray(tile, t + 64 + L);
+        c12.intoArray(tile, t + 64 + 2 * L);
+        c13.intoArray(tile, t + 64 + 3 * L);
+    }
+
+    /** The channels-last {@link #pixels6} below 512 bits: pixels p0, p1 and columns [j0, j0 + 4L) of the tile from row r0. */
+    private static void pixels2Slice(float[] x, int p0, int p1, int[] tapOff, int t0, int t1, int icg, float[] b,
+            int bOff, int r0, int j0, float[] tile) {
+        FloatVector z = FloatVector.zero(S);
+        FloatVector c00 = z, c01 = z, c02 = z, c03 = z;
+        FloatVector c10 = z, c11 = z, c12 = z, c13 = z;
+        int bi = bOff + j0;
+        for (int t = t0; t < t1; t++) {
+            int q0 = p0 + tapOff[t];
+            int q1 = p1 + tapOff[t];
+            for (int c = 0; c < icg; c++, bi += 64) {
+                FloatVector b0 = FloatVector.fromArray(S, b, bi);
+                FloatVector b1 = FloatVector.fromArray(S, b, bi + L);
+                FloatVector b2 = FloatVector.fromArray(S, b, bi + 2 * L);
+                FloatVector b3 = FloatVector.fromArray(S, b, bi + 3 * L);
+                FloatVector a0 = FloatVector.broadcast(S, x[q0 + c]);
+                c00 = b0.fma(a0, c00);
+                c01 = b1.fma(a0, c01);
+                c02 = b2.fma(a0, c02);
+                c03 = b3.fma(a0, c03);
+                FloatVector a1 = FloatVector.broadcast(S, x[q1 + c]);
+                c10 = b0.fma(a1, c10);
+                c11 = b1.fma(a1, c11);
+                c12 = b2.fma(a1, c12);
+                c13 = b3.fma(a1, c13);
+            }
+        }
+        int t = r0 * 64 + j0;
+        c00.intoArray(tile, t);
+        c01.intoArray(tile, t + L);
+        c02.intoArray(tile, t + 2 * L);
+        c03.intoArray(tile, t + 3 * L);
+        c10.intoArray(tile, t + 64);
+        c11.intoArray(tile, t + 64 + L);
+        c12.intoArray(tile, t + 64 + 2 * L);
+        c13.intoArray(tile, t + 64 + 3 * L);
+    }
+
+    /** The offset-table {@link #pixels6} below 512 bits: pixels p0, p1 and columns [j0, j0 + 4L) of the tile from row r0. */
+    private static void pixels2Slice(float[] x, int p0, int p1, int[] kOff, int k0, int kc, float[] b, int bOff, int r0,
+            int j0, float[] tile) {
+        FloatVector z = FloatVector.zero(S);
+        FloatVector c00 = z, c01 = z, c02 = z, c03 = z;
+        FloatVector c10 = z, c11 = z, c12 = z, c13 = z;
+        int bi = bOff + j0;
+        for (int kk = k0, end = k0 + kc; kk < end; kk++, bi += 64) {
+            int o = kOff[kk];
+            FloatVector b0 = FloatVector.fromArray(S, b, bi);
+            FloatVector b1 = FloatVector.fromArray(S, b, bi + L);
+            FloatVector b2 = FloatVector.fromArray(S, b, bi + 2 * L);
+            FloatVector b3 = FloatVector.fromArray(S, b, bi + 3 * L);
+            FloatVector a0 = FloatVector.broadcast(S, x[p0 + o]);
+            c00 = b0.fma(a0, c00);
+            c01 = b1.fma(a0, c01);
+            c02 = b2.fma(a0, c02);
+            c03 = b3.fma(a0, c03);
+            FloatVector a1 = FloatVector.broadcast(S, x[p1 + o]);
+            c10 = b0.fma(a1, c10);
+            c11 = b1.fma(a1, c11);
+            c12 = b2.fma(a1, c12);
+            c13 = b3.fma(a1, c13);
+        }
+        int t = r0 * 64 + j0;
+        c00.intoArray(tile, t);
+        c01.intoArray(tile, t + L);
+        c02.intoArray(tile, t + 2 * L);
+        c03.intoArray(tile, t + 3 * L);
+        c10.intoArray(tile, t + 64);
+        c11.intoArray(tile, t + 64 + L);
+        c12.intoArray(tile, t + 64 + 2 * L);
+        c13.intoArray(tile, t + 64 + 3 * L);
+    }
+
     /**
      * Depthwise channels-last, one pixel: {@code tile[j] = sum_t x[p + tapOff[t] + c0 + j] * w[t * wStride + c0 + j]}
      * for j in [0, count), count <= 64, channels along the vector lanes.
@@ -268,7 +413,7 @@ final class ConvKernels {
             float[] tile) {
         int taps = tapOff.length;
         int pc = p + c0;
-        if (count == 64) {
+        if (L == 16 && count == 64) {
             FloatVector z = FloatVector.zero(S);
             FloatVector a0 = z, a1 = z, a2 = z, a3 = z;
             for (int t = 0; t < taps; t++) {
@@ -285,7 +430,7 @@ final class ConvKernels {
             a3.intoArray(tile, 48);
             return;
         }
-        for (int j = 0; j < count; j += 16) {
+        for (int j = 0; j < count; j += L) {
             var m = S.indexInRange(j, count);
             FloatVector a = FloatVector.zero(S);
             for (int t = 0; t < taps; t++) {
@@ -301,6 +446,12 @@ final class ConvKernels {
      * depthwise ones above all): {@code tile[j] = sum_k a[aOff + k] * x[xOff + kOff[k] + j]}.
      */
     static void row1(float[] a, int aOff, float[] x, int xOff, int[] kOff, int k0, int kc, float[] tile) {
+        if (L < 16) {
+            for (int j0 = 0; j0 < 128; j0 += 8 * L) {
+                row1Slice(a, aOff, x, xOff, kOff, k0, kc, j0, tile);
+            }
+            return;
+        }
         FloatVector z = FloatVector.zero(S);
         FloatVector c0 = z, c1 = z, c2 = z, c3 = z, c4 = z, c5 = z, c6 = z, c7 = z;
         int ai = aOff;
@@ -324,5 +475,33 @@ final class ConvKernels {
         c5.intoArray(tile, 80);
         c6.intoArray(tile, 96);
         c7.intoArray(tile, 112);
+    }
+
+    /** {@link #row1} below 512 bits: pixels [j0, j0 + 8L) of the 128. */
+    private static void row1Slice(float[] a, int aOff, float[] x, int xOff, int[] kOff, int k0, int kc, int j0,
+            float[] tile) {
+        FloatVector z = FloatVector.zero(S);
+        FloatVector c0 = z, c1 = z, c2 = z, c3 = z, c4 = z, c5 = z, c6 = z, c7 = z;
+        int ai = aOff;
+        for (int kk = k0, end = k0 + kc; kk < end; kk++, ai++) {
+            int bi = xOff + kOff[kk] + j0;
+            FloatVector w = FloatVector.broadcast(S, a[ai]);
+            c0 = FloatVector.fromArray(S, x, bi).fma(w, c0);
+            c1 = FloatVector.fromArray(S, x, bi + L).fma(w, c1);
+            c2 = FloatVector.fromArray(S, x, bi + 2 * L).fma(w, c2);
+            c3 = FloatVector.fromArray(S, x, bi + 3 * L).fma(w, c3);
+            c4 = FloatVector.fromArray(S, x, bi + 4 * L).fma(w, c4);
+            c5 = FloatVector.fromArray(S, x, bi + 5 * L).fma(w, c5);
+            c6 = FloatVector.fromArray(S, x, bi + 6 * L).fma(w, c6);
+            c7 = FloatVector.fromArray(S, x, bi + 7 * L).fma(w, c7);
+        }
+        c0.intoArray(tile, j0);
+        c1.intoArray(tile, j0 + L);
+        c2.intoArray(tile, j0 + 2 * L);
+        c3.intoArray(tile, j0 + 3 * L);
+        c4.intoArray(tile, j0 + 4 * L);
+        c5.intoArray(tile, j0 + 5 * L);
+        c6.intoArray(tile, j0 + 6 * L);
+        c7.intoArray(tile, j0 + 7 * L);
     }
 }

@@ -15,6 +15,8 @@ import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
+import io.partita.backend.dnnl.internal.isa.Isa;
+
 /**
  * LayerNorm forward: each row (the dims from {@code begin_norm_axis} on) normalized with its biased
  * mean and variance, {@code dst = (x - mean) / sqrt(var + epsilon) * gamma + beta} with gamma and
@@ -24,7 +26,9 @@ import jdk.incubator.vector.VectorSpecies;
  * along the row; rows in parallel.
  */
 public final class LayerNormPrimitive implements Primitive {
-    private static final VectorSpecies<Float> S = FloatVector.SPECIES_512;
+    private static final VectorSpecies<Float> S = Isa.FLOAT;
+    /** Floats per vector (a constant C2 folds). */
+    private static final int L = Isa.LANES;
     private static final ByteOrder ORDER = ByteOrder.nativeOrder();
     private static final ValueLayout.OfFloat F = ValueLayout.JAVA_FLOAT_UNALIGNED;
 
@@ -174,9 +178,9 @@ public final class LayerNormPrimitive implements Primitive {
     }
 
     private static float sum(MemorySegment src, long so, int n) {
-        int full = n & ~15;
+        int full = n & -L;
         FloatVector acc = FloatVector.zero(S);
-        for (int q = 0; q < full; q += 16) {
+        for (int q = 0; q < full; q += L) {
             acc = acc.add(FloatVector.fromMemorySegment(S, src, 4 * (so + q), ORDER));
         }
         if (full < n) {
@@ -187,11 +191,11 @@ public final class LayerNormPrimitive implements Primitive {
 
     /** The sums of squares and of (x - rough), into {@code moments[0]} and {@code moments[1]}. */
     private static void centredMoments(MemorySegment src, long so, int n, float rough, float[] moments) {
-        int full = n & ~15;
+        int full = n & -L;
         FloatVector m = FloatVector.broadcast(S, rough);
         FloatVector sq = FloatVector.zero(S);
         FloatVector res = FloatVector.zero(S);
-        for (int q = 0; q < full; q += 16) {
+        for (int q = 0; q < full; q += L) {
             FloatVector c = FloatVector.fromMemorySegment(S, src, 4 * (so + q), ORDER).sub(m);
             sq = c.fma(c, sq);
             res = res.add(c);
@@ -208,13 +212,13 @@ public final class LayerNormPrimitive implements Primitive {
 
     private static void normalize(MemorySegment src, long so, MemorySegment dst, long dof, MemorySegment gamma,
             MemorySegment beta, int n, float rough, float corr, float inv) {
-        int full = n & ~15;
+        int full = n & -L;
         // x - mean as (x - rough) - corr: the first difference is exact for x near the mean, and
         // a float mean would round away what corr recovered
         FloatVector m = FloatVector.broadcast(S, rough);
         FloatVector cv = FloatVector.broadcast(S, corr);
         FloatVector iv = FloatVector.broadcast(S, inv);
-        for (int q = 0; q < full; q += 16) {
+        for (int q = 0; q < full; q += L) {
             FloatVector y = FloatVector.fromMemorySegment(S, src, 4 * (so + q), ORDER).sub(m).sub(cv).mul(iv);
             if (gamma != null) {
                 y = y.fma(FloatVector.fromMemorySegment(S, gamma, 4L * q, ORDER),

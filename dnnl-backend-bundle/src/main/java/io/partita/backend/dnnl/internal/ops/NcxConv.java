@@ -415,7 +415,7 @@ final class NcxConv {
     static void copy(MemorySegment src, long off, float[] dst, int at, int n) {
         long o = 4L * off;
         int j = 0;
-        for (; j + 16 <= n; j += 16, o += 64) {
+        for (; j + ConvKernels.L <= n; j += ConvKernels.L, o += 4L * ConvKernels.L) {
             FloatVector.fromMemorySegment(ConvKernels.S, src, o, ORDER).intoArray(dst, at + j);
         }
         if (j < n) {

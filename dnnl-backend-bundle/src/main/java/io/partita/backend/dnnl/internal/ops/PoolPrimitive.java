@@ -16,6 +16,8 @@ import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorSpecies;
 
+import io.partita.backend.dnnl.internal.isa.Isa;
+
 /**
  * MaxPool and AvgPool over 1 to 3 spatial dims (seen as D, H, W with leading size-1 dims), NCX or
  * NXC, with strides, pads (explicit, or from {@code auto_pad}), dilations (max), either rounding
@@ -24,13 +26,15 @@ import jdk.incubator.vector.VectorSpecies;
  * ignored by max and counted in the average's divisor unless {@code exclude_pad}; a max window
  * with no source position gives the lowest f32, as the reference.
  *
- * <p>Channels-last sources with unit channel stride are pooled 16 channels per vector. Everything
+ * <p>Channels-last sources with unit channel stride are pooled a vector of channels at a time. Everything
  * else goes plane by plane and separably: each source row is padded and reduced along W once
  * (vectors over consecutive positions), output rows combine those rows along H and D, and the
  * windows' positions (every stride-th) are picked at the end.
  */
 public final class PoolPrimitive implements Primitive {
-    private static final VectorSpecies<Float> S = FloatVector.SPECIES_512;
+    private static final VectorSpecies<Float> S = Isa.FLOAT;
+    /** Floats per vector (a constant C2 folds). */
+    private static final int L = Isa.LANES;
     private static final ByteOrder ORDER = ByteOrder.nativeOrder();
     private static final ValueLayout.OfFloat F = ValueLayout.JAVA_FLOAT_UNALIGNED;
     private static final float LOWEST = -Float.MAX_VALUE;
@@ -149,7 +153,7 @@ public final class PoolPrimitive implements Primitive {
     private final long[] ssp = new long[3];
     private final Axis[] axes = new Axis[3];
     private final int window;
-    /** Whether 16 channels go per vector (channels-last, unit channel stride). */
+    /** Whether channels go along the vector lanes (channels-last, unit channel stride). */
     private final boolean channelVectors;
     /** Row path: positions reduced along W per source row (whole vectors covering every window start). */
     private final int rowLen;
@@ -180,7 +184,7 @@ public final class PoolPrimitive implements Primitive {
         }
         this.window = d.kernel[0] * d.kernel[1] * d.kernel[2];
         this.channelVectors = d.channelsLast && sc == 1;
-        this.rowLen = ((out[2] - 1) * d.strides[2] + 16) & ~15;
+        this.rowLen = ((out[2] - 1) * d.strides[2] + L) & -L;
         this.lineLen = rowLen + (d.kernel[2] - 1) * d.dilations[2];
     }
 
@@ -242,7 +246,7 @@ public final class PoolPrimitive implements Primitive {
         }
     }
 
-    /** One output row (n, od, oh) of a channels-last pooling, 16 channels per vector. */
+    /** One output row (n, od, oh) of a channels-last pooling, a vector of channels at a time. */
     private void channelsLastRow(MemorySegment src, MemorySegment dst, int r) {
         int oh = r % out[1];
         int od = r / out[1] % out[0];
@@ -261,7 +265,7 @@ public final class PoolPrimitive implements Primitive {
             float fill = d.max ? (count == 0 ? LOWEST : Float.NEGATIVE_INFINITY) : 0f;
             int div = d.excludePad ? count : window;
             FloatVector scale = FloatVector.broadcast(S, div == 0 ? 0f : 1f / div);
-            for (int ch = 0; ch < c; ch += 16) {
+            for (int ch = 0; ch < c; ch += L) {
                 VectorMask<Float> m = S.indexInRange(ch, c);
                 FloatVector acc = FloatVector.broadcast(S, fill);
                 for (int kd = ad.lo[od]; kd < ad.hi[od]; kd++) {
@@ -325,7 +329,7 @@ public final class PoolPrimitive implements Primitive {
         }
         Arrays.fill(line, hi, lineLen, pad);
         int dw = d.dilations[2];
-        for (int x = 0; x < rowLen; x += 16) {
+        for (int x = 0; x < rowLen; x += L) {
             FloatVector a = FloatVector.fromArray(S, line, x);
             for (int kw = 1; kw < d.kernel[2]; kw++) {
                 FloatVector v = FloatVector.fromArray(S, line, x + kw * dw);
@@ -356,12 +360,12 @@ public final class PoolPrimitive implements Primitive {
                 int row = (kdi * in[1] + ih) * rowLen;
                 rowsUsed++;
                 if (d.max) {
-                    for (int x = 0; x < rowLen; x += 16) {
+                    for (int x = 0; x < rowLen; x += L) {
                         FloatVector.fromArray(S, vertical, x).max(FloatVector.fromArray(S, staged, row + x))
                                 .intoArray(vertical, x);
                     }
                 } else {
-                    for (int x = 0; x < rowLen; x += 16) {
+                    for (int x = 0; x < rowLen; x += L) {
                         FloatVector.fromArray(S, vertical, x).add(FloatVector.fromArray(S, staged, row + x))
                                 .intoArray(vertical, x);
                     }

@@ -18,22 +18,27 @@ import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
+import io.partita.backend.dnnl.internal.isa.Isa;
+
 /**
  * ReduceSum and ReduceMean over the axes of the {@code axes} attribute ({@code keep_dims} only
  * changes the output dims, not the element order; no axes is a copy). The source dims are
  * simplified first (size-1 dims dropped, neighbours of the same kind that are contiguous merged),
- * then: if the innermost kept dim has unit stride, 64 output columns accumulate in vector
+ * then: if the innermost kept dim has unit stride, four vectors of output columns accumulate in vector
  * registers over all reduced positions; else if a reduced dim has unit stride, each output is a
  * vector sum along it; else scalar. Partial sums are flushed every {@value #FLUSH} terms so long
  * reductions do not lose precision. Few outputs with a long reduction: the reduction is split
  * across threads and the partial sums added at the end. Post-ops run on the finished output.
  */
 public final class ReducePrimitive implements Primitive {
-    private static final VectorSpecies<Float> S = FloatVector.SPECIES_512;
+    private static final VectorSpecies<Float> S = Isa.FLOAT;
+    /** Floats per vector (a constant C2 folds). */
+    private static final int L = Isa.LANES;
     private static final ByteOrder ORDER = ByteOrder.nativeOrder();
     private static final ValueLayout.OfFloat F = ValueLayout.JAVA_FLOAT_UNALIGNED;
     private static final int FLUSH = 512;
-    private static final int COLS = 64;
+    /** Output columns per task: four vectors. */
+    private static final int COLS = 4 * L;
     private static final int SEGMENT = 4096;
 
     /** Source dims and strides, which dims are reduced, mean or sum, ports and post-ops: the primitive cache key. */
@@ -223,7 +228,7 @@ public final class ReducePrimitive implements Primitive {
         return (int) Math.max(1, Math.min(reductionUnits, (4L * threads + units - 1) / units));
     }
 
-    /** Innermost kept dim unit-stride: 64 output columns per task accumulate over all reduced positions. */
+    /** Innermost kept dim unit-stride: {@link #COLS} output columns per task accumulate over all reduced positions. */
     private void columns(MemorySegment src, MemorySegment dst, PostOpChain.Bound post, Invocation inv) {
         int kr = kd.length - 1;
         long width = kd[kr];
@@ -279,7 +284,7 @@ public final class ReducePrimitive implements Primitive {
     }
 
     /**
-     * Sums of up to 64 columns at {@code base} over reduced positions [from, to) into acc, in
+     * Sums of up to {@link #COLS} columns at {@code base} over reduced positions [from, to) into acc, in
      * blocks of {@link #FLUSH} positions summed in registers. The block loops are separate methods
      * on purpose: as one method, C1 ran out of registers at tier 3, and a method C1 cannot profile
      * never reached C2 (it ran on boxed vectors).
@@ -293,12 +298,12 @@ public final class ReducePrimitive implements Primitive {
         }
     }
 
-    /** One block of positions; the masks are all-true for a full block of 64 columns. */
+    /** One block of positions; the masks are all-true for a full block of {@link #COLS} columns. */
     private static void sumBlock(MemorySegment src, long base, Odometer od, int count, int n, float[] acc) {
         VectorMask<Float> m0 = S.indexInRange(0, n);
-        VectorMask<Float> m1 = S.indexInRange(16, n);
-        VectorMask<Float> m2 = S.indexInRange(32, n);
-        VectorMask<Float> m3 = S.indexInRange(48, n);
+        VectorMask<Float> m1 = S.indexInRange(L, n);
+        VectorMask<Float> m2 = S.indexInRange(2 * L, n);
+        VectorMask<Float> m3 = S.indexInRange(3 * L, n);
         FloatVector a0 = FloatVector.zero(S);
         FloatVector a1 = a0;
         FloatVector a2 = a0;
@@ -306,14 +311,14 @@ public final class ReducePrimitive implements Primitive {
         for (int i = 0; i < count; i++) {
             long o = 4 * (base + od.offset());
             a0 = a0.add(FloatVector.fromMemorySegment(S, src, o, ORDER, m0));
-            if (n > 16) {
-                a1 = a1.add(FloatVector.fromMemorySegment(S, src, o + 64, ORDER, m1));
+            if (n > L) {
+                a1 = a1.add(FloatVector.fromMemorySegment(S, src, o + 4 * L, ORDER, m1));
             }
-            if (n > 32) {
-                a2 = a2.add(FloatVector.fromMemorySegment(S, src, o + 128, ORDER, m2));
+            if (n > 2 * L) {
+                a2 = a2.add(FloatVector.fromMemorySegment(S, src, o + 8 * L, ORDER, m2));
             }
-            if (n > 48) {
-                a3 = a3.add(FloatVector.fromMemorySegment(S, src, o + 192, ORDER, m3));
+            if (n > 3 * L) {
+                a3 = a3.add(FloatVector.fromMemorySegment(S, src, o + 12 * L, ORDER, m3));
             }
             od.next();
         }
@@ -322,9 +327,9 @@ public final class ReducePrimitive implements Primitive {
 
     private static void addInto(float[] acc, FloatVector a0, FloatVector a1, FloatVector a2, FloatVector a3) {
         FloatVector.fromArray(S, acc, 0).add(a0).intoArray(acc, 0);
-        FloatVector.fromArray(S, acc, 16).add(a1).intoArray(acc, 16);
-        FloatVector.fromArray(S, acc, 32).add(a2).intoArray(acc, 32);
-        FloatVector.fromArray(S, acc, 48).add(a3).intoArray(acc, 48);
+        FloatVector.fromArray(S, acc, L).add(a1).intoArray(acc, L);
+        FloatVector.fromArray(S, acc, 2 * L).add(a2).intoArray(acc, 2 * L);
+        FloatVector.fromArray(S, acc, 3 * L).add(a3).intoArray(acc, 3 * L);
     }
 
     private void store(MemorySegment dst, long f, float[] acc, int n) {
@@ -403,14 +408,14 @@ public final class ReducePrimitive implements Primitive {
                 long q1 = Math.min(unit, q0 + SEGMENT);
                 long row = base + od.offset();
                 long q = q0;
-                for (; q + 16 <= q1; q += 16) {
+                for (; q + L <= q1; q += L) {
                     acc = acc.add(FloatVector.fromMemorySegment(S, src, 4 * (row + q), ORDER));
                 }
                 if (q < q1) {
                     VectorMask<Float> m = S.indexInRange(0, (int) (q1 - q));
                     acc = acc.add(FloatVector.fromMemorySegment(S, src, 4 * (row + q), ORDER, m));
                 }
-                terms += (int) ((q1 - q0 + 15) / 16);
+                terms += (int) ((q1 - q0 + L - 1) / L);
             }
             total += acc.reduceLanes(VectorOperators.ADD);
         }

@@ -16,16 +16,20 @@ import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
+import io.partita.backend.dnnl.internal.isa.Isa;
+
 /**
  * SoftMax along one axis, numerically stable: {@code dst = exp(x - max) / sum(exp(x - max))}, the
  * optional {@code stats} output {@code max + log(sum)}. Mode {@code inf_as_zero} gives zeros (stats
  * -inf) for a line of only -inf, mode {@code none} NaN, as oneDNN. The axis last: one line per
- * row, vectorised along it. Otherwise 16 neighbouring lines at once, one per vector lane, so
+ * row, vectorised along it. Otherwise neighbouring lines at once, one per vector lane, so
  * every load is contiguous. Post-ops run on each finished block while it is in cache. A source
  * whose lines are not contiguous is first copied into dst and normalized there.
  */
 public final class SoftMaxPrimitive implements Primitive {
-    private static final VectorSpecies<Float> S = FloatVector.SPECIES_512;
+    private static final VectorSpecies<Float> S = Isa.FLOAT;
+    /** Floats per vector (a constant C2 folds). */
+    private static final int L = Isa.LANES;
     private static final ByteOrder ORDER = ByteOrder.nativeOrder();
     private static final ValueLayout.OfFloat F = ValueLayout.JAVA_FLOAT_UNALIGNED;
 
@@ -119,7 +123,7 @@ public final class SoftMaxPrimitive implements Primitive {
             return;
         }
         // Column blocks whose len rows stay in cache across the three passes (about 256 KB).
-        int width = (int) Math.min(inner, Math.max(16, (65536 / Math.max(len, 1)) & ~15));
+        int width = (int) Math.min(inner, Math.max(L, (65536 / Math.max(len, 1)) & -L));
         int blocks = (inner + width - 1) / width;
         Views.parallel(inv.pool(), outer * blocks, total, (t0, t1) -> {
             float[] max = new float[width];
@@ -171,7 +175,7 @@ public final class SoftMaxPrimitive implements Primitive {
     private static float rowMax(MemorySegment src, long so, int n) {
         FloatVector mv = FloatVector.broadcast(S, Float.NEGATIVE_INFINITY);
         int q = 0;
-        for (; q + 16 <= n; q += 16) {
+        for (; q + L <= n; q += L) {
             mv = mv.max(FloatVector.fromMemorySegment(S, src, 4 * (so + q), ORDER));
         }
         float max = mv.reduceLanes(VectorOperators.MAX);
@@ -186,7 +190,7 @@ public final class SoftMaxPrimitive implements Primitive {
         FloatVector m = FloatVector.broadcast(S, max);
         FloatVector sv = FloatVector.zero(S);
         int q = 0;
-        for (; q + 16 <= n; q += 16) {
+        for (; q + L <= n; q += L) {
             FloatVector e = FloatVector.fromMemorySegment(S, src, 4 * (so + q), ORDER).sub(m)
                     .lanewise(VectorOperators.EXP);
             e.intoMemorySegment(dst, 4 * (dof + q), ORDER);
@@ -205,7 +209,7 @@ public final class SoftMaxPrimitive implements Primitive {
     private static void rowScale(MemorySegment dst, long dof, int n, float factor) {
         FloatVector scale = FloatVector.broadcast(S, factor);
         int q = 0;
-        for (; q + 16 <= n; q += 16) {
+        for (; q + L <= n; q += L) {
             long o = 4 * (dof + q);
             FloatVector.fromMemorySegment(S, dst, o, ORDER).mul(scale).intoMemorySegment(dst, o, ORDER);
         }
@@ -248,12 +252,12 @@ public final class SoftMaxPrimitive implements Primitive {
     }
 
     private void columnsMax(MemorySegment src, long so, int n, float[] max) {
-        int full = n & ~15;
+        int full = n & -L;
         VectorMask<Float> tail = S.indexInRange(full, n);
         for (int k = 0; k < len; k++) {
             long o = 4 * (so + k * axisStride);
             int q = 0;
-            for (; q < full; q += 16) {
+            for (; q < full; q += L) {
                 FloatVector.fromArray(S, max, q).max(FloatVector.fromMemorySegment(S, src, o + 4L * q, ORDER))
                         .intoArray(max, q);
             }
@@ -265,13 +269,13 @@ public final class SoftMaxPrimitive implements Primitive {
     }
 
     private void columnsExp(MemorySegment src, long so, MemorySegment dst, long dof, int n, float[] max, float[] sum) {
-        int full = n & ~15;
+        int full = n & -L;
         VectorMask<Float> tail = S.indexInRange(full, n);
         for (int k = 0; k < len; k++) {
             long o = 4 * (so + k * axisStride);
             long w = 4 * (dof + (long) k * inner);
             int q = 0;
-            for (; q < full; q += 16) {
+            for (; q < full; q += L) {
                 FloatVector e = FloatVector.fromMemorySegment(S, src, o + 4L * q, ORDER)
                         .sub(FloatVector.fromArray(S, max, q)).lanewise(VectorOperators.EXP);
                 e.intoMemorySegment(dst, w + 4L * q, ORDER);
@@ -288,12 +292,12 @@ public final class SoftMaxPrimitive implements Primitive {
 
     /** Multiplies by the per-line scale; where {@code max} is given, lines of only -inf get 0. */
     private void columnsScale(MemorySegment dst, long dof, int n, float[] scale, float[] max) {
-        int full = n & ~15;
+        int full = n & -L;
         VectorMask<Float> tail = S.indexInRange(full, n);
         for (int k = 0; k < len; k++) {
             long w = 4 * (dof + (long) k * inner);
             int q = 0;
-            for (; q < full; q += 16) {
+            for (; q < full; q += L) {
                 FloatVector.fromMemorySegment(S, dst, w + 4L * q, ORDER).mul(FloatVector.fromArray(S, scale, q))
                         .intoMemorySegment(dst, w + 4L * q, ORDER);
             }

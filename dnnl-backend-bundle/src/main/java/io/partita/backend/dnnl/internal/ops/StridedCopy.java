@@ -16,6 +16,8 @@ import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
+import io.partita.backend.dnnl.internal.isa.Isa;
+
 /**
  * Copies the elements of one strided view into another in logical row-major order, converting
  * between f32, bf16 and f16 (round to nearest even, as oneDNN). Both views are reduced to one set
@@ -26,9 +28,11 @@ import jdk.incubator.vector.VectorSpecies;
  * both sides stay in cache.
  */
 public final class StridedCopy {
-    private static final VectorSpecies<Float> S = FloatVector.SPECIES_512;
-    private static final VectorSpecies<Short> SH = ShortVector.SPECIES_256;
-    private static final VectorSpecies<Integer> I = IntVector.SPECIES_512;
+    private static final VectorSpecies<Float> S = Isa.FLOAT;
+    /** Floats per vector (a constant C2 folds). */
+    private static final int L = Isa.LANES;
+    private static final VectorSpecies<Short> SH = Isa.SHORT;
+    private static final VectorSpecies<Integer> I = Isa.INT;
     private static final ByteOrder ORDER = ByteOrder.nativeOrder();
     private static final ValueLayout.OfFloat F = ValueLayout.JAVA_FLOAT_UNALIGNED;
     private static final ValueLayout.OfShort H = ValueLayout.JAVA_SHORT_UNALIGNED;
@@ -351,12 +355,12 @@ public final class StridedCopy {
         }
         int q = 0;
         if (st == F32 && dt == BF16) {
-            for (; q + 16 <= n; q += 16) {
+            for (; q + L <= n; q += L) {
                 FloatVector v = FloatVector.fromMemorySegment(S, src, 4 * (so + q), ORDER);
                 toBf16(v).intoMemorySegment(dst, 2 * (dof + q), ORDER);
             }
         } else if (st == BF16 && dt == F32) {
-            for (; q + 16 <= n; q += 16) {
+            for (; q + L <= n; q += L) {
                 ShortVector h = ShortVector.fromMemorySegment(SH, src, 2 * (so + q), ORDER);
                 fromBf16(h).intoMemorySegment(dst, 4 * (dof + q), ORDER);
             }
@@ -366,7 +370,7 @@ public final class StridedCopy {
         }
     }
 
-    /** bf16 bits of 16 floats: round to nearest even, NaN stays a quiet NaN. */
+    /** bf16 bits of a vector of floats: round to nearest even, NaN stays a quiet NaN. */
     static ShortVector toBf16(FloatVector v) {
         IntVector bits = v.reinterpretAsInts();
         IntVector high = bits.lanewise(VectorOperators.LSHR, 16);
@@ -376,7 +380,7 @@ public final class StridedCopy {
         return (ShortVector) rounded.convertShape(VectorOperators.I2S, SH, 0);
     }
 
-    /** 16 floats from bf16 bits. */
+    /** A vector of floats from bf16 bits. */
     static FloatVector fromBf16(ShortVector h) {
         IntVector i = (IntVector) h.convertShape(VectorOperators.ZERO_EXTEND_S2I, I, 0);
         return i.lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();

@@ -73,6 +73,11 @@ public class DnnlBackendComponent implements Backend {
     }
 
     @Override
+    public String description() {
+        return backend.description();
+    }
+
+    @Override
     public int defaultRank() {
         return backend.defaultRank();
     }

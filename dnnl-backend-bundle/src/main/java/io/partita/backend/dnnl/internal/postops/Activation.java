@@ -8,12 +8,16 @@ import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
+import io.partita.backend.dnnl.internal.isa.Isa;
+
 /**
  * A vectorized element-wise activation with its attributes, as oneDNN's eltwise post-ops define
  * them. {@link #SUPPORTED} lists the kinds this backend fuses or runs.
  */
 public record Activation(OpKind kind, float alpha, float beta, boolean tanhGelu) {
-    static final VectorSpecies<Float> S = FloatVector.SPECIES_512;
+    static final VectorSpecies<Float> S = Isa.FLOAT;
+    /** Floats per vector (a constant C2 folds). */
+    static final int L = Isa.LANES;
 
     public static final Set<OpKind> SUPPORTED = Set.of(OpKind.ReLU, OpKind.LeakyReLU, OpKind.GELU, OpKind.Sigmoid,
             OpKind.Tanh, OpKind.Elu, OpKind.Clamp, OpKind.Exp, OpKind.Log, OpKind.Sqrt, OpKind.Square, OpKind.Abs,

@@ -12,6 +12,8 @@ import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorSpecies;
 
+import io.partita.backend.dnnl.internal.isa.Isa;
+
 /**
  * Activations and binary ops applied, in order, to a dense f32 output while it is in cache. A
  * binary step reads its other operand through per-dimension strides over the output's dims (0
@@ -19,7 +21,9 @@ import jdk.incubator.vector.VectorSpecies;
  * Immutable: operands are bound per execution with {@link #bind}.
  */
 public final class PostOpChain {
-    static final VectorSpecies<Float> S = FloatVector.SPECIES_512;
+    static final VectorSpecies<Float> S = Isa.FLOAT;
+    /** Floats per vector (a constant C2 folds). */
+    static final int L = Isa.LANES;
     private static final ValueLayout.OfFloat F = ValueLayout.JAVA_FLOAT_UNALIGNED;
     private static final ByteOrder ORDER = ByteOrder.nativeOrder();
 
@@ -158,7 +162,7 @@ public final class PostOpChain {
                 }
             }
             int q = 0;
-            for (; q + 16 <= run; q += 16) {
+            for (; q + L <= run; q += L) {
                 long o = off + 4L * q;
                 FloatVector v = FloatVector.fromMemorySegment(S, out, o, ORDER);
                 v = steps(v, base, step, q, null);
@@ -189,7 +193,7 @@ public final class PostOpChain {
             return v;
         }
 
-        /** 16 (or the masked count of) operand values at run position q. */
+        /** L (or the masked count of) operand values at run position q. */
         private FloatVector operand(MemorySegment seg, long base, long stride, int q, VectorMask<Float> m) {
             if (stride == 0) {
                 return FloatVector.broadcast(S, seg.get(F, 4L * base));
@@ -199,8 +203,8 @@ public final class PostOpChain {
                 return m == null ? FloatVector.fromMemorySegment(S, seg, o, ORDER)
                         : FloatVector.fromMemorySegment(S, seg, o, ORDER, m);
             }
-            float[] lanes = new float[16];
-            int len = m == null ? 16 : m.trueCount();
+            float[] lanes = new float[L];
+            int len = m == null ? L : m.trueCount();
             for (int i = 0; i < len; i++) {
                 lanes[i] = seg.get(F, 4L * (base + (q + i) * stride));
             }

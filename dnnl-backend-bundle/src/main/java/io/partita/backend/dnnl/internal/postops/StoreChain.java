@@ -9,6 +9,8 @@ import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorSpecies;
 
+import io.partita.backend.dnnl.internal.isa.Isa;
+
 /**
  * A post-op chain applied while finished values are stored from a register tile to the dense
  * output, for kernels whose runs of output values share a channel (channels-first) or walk along
@@ -18,7 +20,9 @@ import jdk.incubator.vector.VectorSpecies;
  * general {@link PostOpChain} after a raw store, which is right but slower.
  */
 public final class StoreChain {
-    static final VectorSpecies<Float> S = FloatVector.SPECIES_512;
+    static final VectorSpecies<Float> S = Isa.FLOAT;
+    /** Floats per vector (a constant C2 folds). */
+    static final int L = Isa.LANES;
     private static final ValueLayout.OfFloat F = ValueLayout.JAVA_FLOAT_UNALIGNED;
     private static final ByteOrder ORDER = ByteOrder.nativeOrder();
     private static final int ACT = 0;
@@ -184,7 +188,7 @@ public final class StoreChain {
                 float bias) {
             FloatVector add = FloatVector.broadcast(S, bias);
             int q = 0;
-            for (; q + 16 <= count; q += 16) {
+            for (; q + L <= count; q += L) {
                 FloatVector.fromArray(S, src, sOff + q).add(add).intoMemorySegment(out, 4L * (flat + q), ORDER);
             }
             if (q < count) {
@@ -195,8 +199,8 @@ public final class StoreChain {
 
         private void channelSteps(float[] src, int sOff, MemorySegment out, long flat, int count, int vi,
                 boolean accumulate, boolean apply) {
-            for (int q = 0; q < count; q += 16) {
-                VectorMask<Float> m = q + 16 <= count ? null : S.indexInRange(q, count);
+            for (int q = 0; q < count; q += L) {
+                VectorMask<Float> m = q + L <= count ? null : S.indexInRange(q, count);
                 long o = 4L * (flat + q);
                 FloatVector v = m == null ? FloatVector.fromArray(S, src, sOff + q)
                         : FloatVector.fromArray(S, src, sOff + q, m);
@@ -244,7 +248,7 @@ public final class StoreChain {
 
         private static void copy(float[] src, int sOff, MemorySegment out, long flat, int count) {
             int q = 0;
-            for (; q + 16 <= count; q += 16) {
+            for (; q + L <= count; q += L) {
                 FloatVector.fromArray(S, src, sOff + q).intoMemorySegment(out, 4L * (flat + q), ORDER);
             }
             if (q < count) {
@@ -256,7 +260,7 @@ public final class StoreChain {
         private static void pixelBiased(float[] src, int sOff, MemorySegment out, long flat, int count, float[] bias,
                 int vi) {
             int q = 0;
-            for (; q + 16 <= count; q += 16) {
+            for (; q + L <= count; q += L) {
                 FloatVector.fromArray(S, src, sOff + q).add(FloatVector.fromArray(S, bias, vi + q))
                         .intoMemorySegment(out, 4L * (flat + q), ORDER);
             }
@@ -269,8 +273,8 @@ public final class StoreChain {
 
         private void pixelSteps(float[] src, int sOff, MemorySegment out, long flat, int count, int vi,
                 boolean accumulate, boolean apply) {
-            for (int q = 0; q < count; q += 16) {
-                VectorMask<Float> m = q + 16 <= count ? null : S.indexInRange(q, count);
+            for (int q = 0; q < count; q += L) {
+                VectorMask<Float> m = q + L <= count ? null : S.indexInRange(q, count);
                 long o = 4L * (flat + q);
                 FloatVector v = m == null ? FloatVector.fromArray(S, src, sOff + q)
                         : FloatVector.fromArray(S, src, sOff + q, m);

@@ -1,4 +1,4 @@
-package io.partita.backend.dnnl.internal.ops;
+package io.partita.benchmarks.probes;
 
 import java.lang.foreign.Arena;
 import java.util.ArrayList;
@@ -6,6 +6,11 @@ import java.util.Arrays;
 import java.util.List;
 
 import io.partita.backend.dnnl.internal.exec.WorkerPool;
+import io.partita.backend.dnnl.internal.ops.CopyPrimitive;
+import io.partita.backend.dnnl.internal.ops.LayerNormPrimitive;
+import io.partita.backend.dnnl.internal.ops.PoolPrimitive;
+import io.partita.backend.dnnl.internal.ops.ReducePrimitive;
+import io.partita.backend.dnnl.internal.ops.SoftMaxPrimitive;
 import io.partita.backend.dnnl.internal.postops.PostOpChain;
 import io.partita.backend.dnnl.internal.primitive.Invocation;
 import io.partita.backend.dnnl.internal.primitive.Primitive;

@@ -1,4 +1,4 @@
-package io.partita.backend.dnnl.internal.gemm;
+package io.partita.benchmarks.probes;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -6,12 +6,18 @@ import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 
 import io.partita.backend.dnnl.internal.exec.WorkerPool;
+import io.partita.backend.dnnl.internal.gemm.PackedB;
+import io.partita.backend.dnnl.internal.gemm.Sgemm;
+import io.partita.backend.dnnl.internal.isa.Isa;
 
 /**
  * Quick throughput probe (not a test): java ... SgemmProbe threads MxKxN... Prints the median and
  * the best run per shape; the best is the steadier figure on a shared machine.
  */
 public final class SgemmProbe {
+    /** Flops of one {@link #peak} iteration. */
+    static final int PEAK_FLOPS = 24 * 2 * Isa.LANES;
+
     public static void main(String[] args) {
         int threads = Integer.parseInt(args[0]);
         if (threads == 0) {
@@ -44,8 +50,8 @@ public final class SgemmProbe {
                 MemorySegment b = arena.allocate(4L * k * n, 64);
                 PackedB pb = PackedB.pack(b, 0, n, 1, k, n);
                 double flop = 2.0 * m * k * n;
-                int peakIters = (int) Math.max(1, flop / (24 * 32) / 4);
-                float[] tile = new float[16];
+                int peakIters = (int) Math.max(1, flop / PEAK_FLOPS / 4);
+                float[] tile = new float[Isa.LANES];
                 float[] one = {1f};
                 double bestGemm = 0;
                 double bestPeak = 0;
@@ -57,7 +63,7 @@ public final class SgemmProbe {
                     long t2 = System.nanoTime();
                     if (trial >= 10) {
                         bestGemm = Math.max(bestGemm, flop / (t1 - t0));
-                        bestPeak = Math.max(bestPeak, peakIters * 24.0 * 32 / (t2 - t1));
+                        bestPeak = Math.max(bestPeak, peakIters * (double) PEAK_FLOPS / (t2 - t1));
                     }
                 }
                 System.out.printf("sgemm %s one thread: best %.1f GFLOPS, FMA peak %.1f, efficiency %.2f%n", args[s],
@@ -66,9 +72,9 @@ public final class SgemmProbe {
         }
     }
 
-    /** 24 independent FMAs per iteration on registers only. */
+    /** 24 independent FMAs per iteration on registers only ({@link #PEAK_FLOPS} flops), at the kernels' width. */
     static void peak(float[] x, int iters, float[] out) {
-        var s = jdk.incubator.vector.FloatVector.SPECIES_512;
+        var s = Isa.FLOAT;
         var a = jdk.incubator.vector.FloatVector.broadcast(s, x[0]);
         var b = jdk.incubator.vector.FloatVector.broadcast(s, 0.999f);
         var c0 = a; var c1 = a; var c2 = a; var c3 = a; var c4 = a; var c5 = a;

@@ -1,4 +1,4 @@
-package io.partita.backend.dnnl.internal;
+package io.partita.benchmarks.probes;
 
 import java.lang.foreign.Arena;
 import java.util.ArrayList;

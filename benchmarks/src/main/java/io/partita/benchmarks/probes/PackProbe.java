@@ -1,7 +1,10 @@
-package io.partita.backend.dnnl.internal.gemm;
+package io.partita.benchmarks.probes;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+
+import io.partita.backend.dnnl.internal.gemm.Sgemm;
+import io.partita.backend.dnnl.internal.gemm.StridedRows;
 
 /** Cost of packing A per element (not a test): java ... PackProbe M K. */
 public final class PackProbe {

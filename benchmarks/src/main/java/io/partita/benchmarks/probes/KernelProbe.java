@@ -1,9 +1,17 @@
-package io.partita.backend.dnnl.internal.gemm;
+package io.partita.benchmarks.probes;
 
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorSpecies;
 
-/** Micro-kernel shapes on L1-resident data (not a test): java ... KernelProbe kc. */
+import io.partita.backend.dnnl.internal.gemm.MicroKernels;
+import io.partita.backend.dnnl.internal.gemm.Sgemm;
+import io.partita.backend.dnnl.internal.isa.Isa;
+
+/**
+ * Micro-kernel shapes on L1-resident data (not a test): java ... KernelProbe kc. The backend's
+ * kernel ({@code mk}) at this JVM's width against the FMA peak; the hand-written 6x64 and 14x32
+ * shapes are the 512-bit experiments and run only where 512 bits are in use.
+ */
 public final class KernelProbe {
     static final VectorSpecies<Float> S = FloatVector.SPECIES_512;
 
@@ -180,11 +188,11 @@ public final class KernelProbe {
     static final java.lang.foreign.MemorySegment CSEG = java.lang.foreign.Arena.global().allocate(4L * 14 * 1024, 64);
 
     static void mk(float[] ap, int aOff, float[] bp, int bOff, int kc, float[] tile) {
-        MicroKernels.run(ap, aOff, bp, bOff, kc, CSEG, 0, 4096, true, 14, 32, tile);
+        MicroKernels.run(ap, aOff, bp, bOff, kc, CSEG, 0, 4096, true, Sgemm.MR, Sgemm.NR, tile);
     }
 
     static void mkNoAcc(float[] ap, int aOff, float[] bp, int bOff, int kc, float[] tile) {
-        MicroKernels.run(ap, aOff, bp, bOff, kc, CSEG, 0, 4096, false, 14, 32, tile);
+        MicroKernels.run(ap, aOff, bp, bOff, kc, CSEG, 0, 4096, false, Sgemm.MR, Sgemm.NR, tile);
     }
 
     interface K { void run(float[] ap, int aOff, float[] bp, int bOff, int kc, float[] tile); }
@@ -193,10 +201,13 @@ public final class KernelProbe {
         int kc = Integer.parseInt(args[0]);
         int reps = 6;
         float[] tile = new float[32 * 64];
-        String[] names = {"peak", "mk", "mkNoAcc", "6x64","14x32"};
-        int[] mrs = {1, 14, 14, 6,14};
-        int[] nrs = {384, 32, 32, 64,32};
-        K[] ks = {KernelProbe::peak, KernelProbe::mk, KernelProbe::mkNoAcc, KernelProbe::k6x64,KernelProbe::k14x32};
+        boolean wide = Isa.BITS == 512;
+        String[] names = wide ? new String[] {"peak", "mk", "mkNoAcc", "6x64", "14x32"}
+                : new String[] {"peak", "mk", "mkNoAcc"};
+        int[] mrs = {1, Sgemm.MR, Sgemm.MR, 6, 14};
+        int[] nrs = {24 * Isa.LANES, Sgemm.NR, Sgemm.NR, 64, 32};
+        K[] all = {KernelProbe::peak, KernelProbe::mk, KernelProbe::mkNoAcc, KernelProbe::k6x64, KernelProbe::k14x32};
+        K[] ks = java.util.Arrays.copyOf(all, names.length);
         float[][] aps = new float[ks.length][];
         float[][] bps = new float[ks.length][];
         for (int v = 0; v < ks.length; v++) {
