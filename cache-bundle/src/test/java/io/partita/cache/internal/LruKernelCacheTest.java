@@ -1,10 +1,14 @@
 package io.partita.cache.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -12,7 +16,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -123,5 +129,85 @@ class LruKernelCacheTest {
         c.getOrCreate("z", k -> "z" + calls.incrementAndGet());
         assertEquals(2, calls.get(), "nothing is cached at capacity 0");
         assertEquals(0, c.size());
+    }
+
+    @Test
+    @Timeout(30)
+    void aWaiterInterruptedWhileTheProducerHangsGetsAnExceptionAndKeepsItsInterrupt() throws Exception {
+        LruKernelCache<String, String> c = new LruKernelCache<>("primitives", 10);
+        CountDownLatch inside = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Thread producer = new Thread(() -> c.getOrCreate("conv1", k -> {
+            inside.countDown();
+            awaitUninterruptibly(release); // a hung producer
+            return "v";
+        }), "hung-producer");
+        producer.setDaemon(true);
+        producer.start();
+        try {
+            assertTrue(inside.await(10, TimeUnit.SECONDS));
+            AtomicReference<Throwable> thrown = new AtomicReference<>();
+            AtomicBoolean stillInterrupted = new AtomicBoolean();
+            Thread waiter = new Thread(() -> {
+                try {
+                    c.getOrCreate("conv1", k -> "other");
+                } catch (Throwable t) {
+                    thrown.set(t);
+                }
+                stillInterrupted.set(Thread.currentThread().isInterrupted());
+            }, "waiter");
+            waiter.setDaemon(true);
+            waiter.start();
+            awaitParked(waiter);
+            long t0 = System.nanoTime();
+            waiter.interrupt();
+            waiter.join(5_000);
+            assertFalse(waiter.isAlive(), "the interrupted waiter still waits for the hung producer");
+            assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(5));
+            KernelCreationException e = assertInstanceOf(KernelCreationException.class, thrown.get());
+            assertTrue(e.getMessage().contains("interrupted") && e.getMessage().contains("conv1"), e.getMessage());
+            assertInstanceOf(InterruptedException.class, e.getCause());
+            assertTrue(stillInterrupted.get(), "the waiter's interrupt status is kept");
+        } finally {
+            release.countDown();
+        }
+        producer.join(10_000);
+        assertEquals("v", c.getIfPresent("conv1"), "the producer is not disturbed by its waiter's interrupt");
+    }
+
+    @Test
+    void aFactoryAskingForItsOwnKeyGetsAnErrorNamingTheKeyNotADeadlock() {
+        LruKernelCache<String, String> c = new LruKernelCache<>("primitives", 10);
+        KernelCreationException e = assertTimeoutPreemptively(Duration.ofSeconds(10),
+                () -> assertThrows(KernelCreationException.class,
+                        () -> c.getOrCreate("conv1", k -> "outer" + c.getOrCreate("conv1", k2 -> "inner"))),
+                "a re-entrant getOrCreate deadlocks");
+        assertTrue(e.getMessage().contains("conv1") && e.getMessage().contains("re-entrant"), e.getMessage());
+        assertEquals(0, c.size(), "nothing cached for the failed key");
+        assertEquals("ok", c.getOrCreate("conv1", k -> "ok"), "the next caller retries");
+    }
+
+    static void awaitUninterruptibly(CountDownLatch latch) {
+        boolean interrupted = false;
+        while (true) {
+            try {
+                latch.await();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Waits (bounded) until the thread blocks: it is then waiting for the producer. */
+    static void awaitParked(Thread t) throws InterruptedException {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (t.getState() != Thread.State.WAITING && t.getState() != Thread.State.TIMED_WAITING) {
+            assertTrue(System.nanoTime() < end, t.getName() + " never blocked: " + t.getState());
+            Thread.sleep(1);
+        }
     }
 }
