@@ -2,12 +2,15 @@ package io.partita.cache.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -15,7 +18,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -307,5 +312,68 @@ class ConstantTensorCacheTest {
         assertEquals(3, c.stats().entries());
         assertEquals(3 * KB, c.size());
         assertFalse(c.removeIfExist(key("dnnl", 0)));
+    }
+
+    @Test
+    @Timeout(30)
+    void aWaiterInterruptedWhileTheProducerHangsGetsAnExceptionAndKeepsItsInterrupt() throws Exception {
+        ConstantTensorCacheImpl c = new ConstantTensorCacheImpl(Device.CPU);
+        CacheKey k = key("dnnl", "w1");
+        CountDownLatch inside = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        CountingProducer real = new CountingProducer(KB);
+        Thread producer = new Thread(() -> c.getOrAdd(k, KB, () -> {
+            inside.countDown();
+            LruKernelCacheTest.awaitUninterruptibly(release); // a hung producer
+            return real.produce();
+        }).close(), "hung-producer");
+        producer.setDaemon(true);
+        producer.start();
+        try {
+            assertTrue(inside.await(10, TimeUnit.SECONDS));
+            AtomicReference<Throwable> thrown = new AtomicReference<>();
+            AtomicBoolean stillInterrupted = new AtomicBoolean();
+            Thread waiter = new Thread(() -> {
+                try {
+                    c.getOrAdd(k, KB, new CountingProducer(KB)).close();
+                } catch (Throwable t) {
+                    thrown.set(t);
+                }
+                stillInterrupted.set(Thread.currentThread().isInterrupted());
+            }, "waiter");
+            waiter.setDaemon(true);
+            waiter.start();
+            LruKernelCacheTest.awaitParked(waiter);
+            waiter.interrupt();
+            waiter.join(5_000);
+            assertFalse(waiter.isAlive(), "the interrupted waiter still waits for the hung producer");
+            ConstantProductionException e = assertInstanceOf(ConstantProductionException.class, thrown.get());
+            assertTrue(e.getMessage().contains("interrupted") && e.getMessage().contains(k.toString()), e.getMessage());
+            assertInstanceOf(InterruptedException.class, e.getCause());
+            assertTrue(stillInterrupted.get(), "the waiter's interrupt status is kept");
+        } finally {
+            release.countDown();
+        }
+        producer.join(10_000);
+        assertEquals(1, c.stats().entries(), "the producer is not disturbed by its waiter's interrupt");
+        assertTrue(c.removeIfExist(k));
+        assertEquals(1, real.frees.get(), "the interrupted waiter's lease was given back: the buffer is freed");
+    }
+
+    @Test
+    void aProducerAskingForItsOwnKeyGetsAnErrorNamingTheKeyNotADeadlock() {
+        ConstantTensorCacheImpl c = new ConstantTensorCacheImpl(Device.CPU);
+        CacheKey k = key("dnnl", "w2");
+        ConstantProductionException e = assertTimeoutPreemptively(Duration.ofSeconds(10),
+                () -> assertThrows(ConstantProductionException.class, () -> c.getOrAdd(k, KB, () -> {
+                    try (Lease inner = c.getOrAdd(k, KB, new CountingProducer(KB))) {
+                        return new CountingProducer(KB).produce();
+                    }
+                })), "a re-entrant getOrAdd deadlocks");
+        assertTrue(e.getMessage().contains(k.toString()) && e.getMessage().contains("re-entrant"), e.getMessage());
+        assertEquals(0, c.stats().entries(), "nothing cached for the failed key");
+        CountingProducer p = new CountingProducer(KB);
+        c.getOrAdd(k, KB, p).close();
+        assertEquals(1, p.calls.get(), "the next caller retries");
     }
 }
