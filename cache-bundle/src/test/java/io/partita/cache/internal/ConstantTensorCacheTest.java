@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.reflect.Field;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,6 +22,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -375,5 +377,67 @@ class ConstantTensorCacheTest {
         CountingProducer p = new CountingProducer(KB);
         c.getOrAdd(k, KB, p).close();
         assertEquals(1, p.calls.get(), "the next caller retries");
+    }
+
+    /**
+     * The failing producer is held up between failing and finishing (the cache's lock is taken by
+     * the test, white-box, for a second): an asker that arrives after the failure was reported to a
+     * waiter must get a fresh production, not that failure.
+     */
+    @Test
+    @Timeout(30)
+    void aFailureReachesOnlyTheAskersAlreadyWaitingNotOneArrivingAfterIt() throws Exception {
+        ConstantTensorCacheImpl c = new ConstantTensorCacheImpl(Device.CPU);
+        CacheKey k = key("dnnl", "w3");
+        CountDownLatch inside = new CountDownLatch(1);
+        CountDownLatch go = new CountDownLatch(1);
+        Thread producer = new Thread(() -> {
+            try {
+                c.getOrAdd(k, KB, () -> {
+                    inside.countDown();
+                    go.await();
+                    throw new IllegalStateException("bad weights");
+                }).close();
+            } catch (ConstantProductionException expected) {
+                // the producer's own failure
+            }
+        }, "failing-producer");
+        AtomicReference<Throwable> waiterGot = new AtomicReference<>();
+        Thread waiter = new Thread(() -> {
+            try {
+                c.getOrAdd(k, KB, new CountingProducer(KB)).close();
+            } catch (Throwable t) {
+                waiterGot.set(t);
+            }
+        }, "waiter");
+        Field lockField = ConstantTensorCacheImpl.class.getDeclaredField("lock");
+        lockField.setAccessible(true);
+        Object lock = lockField.get(c);
+        CountDownLatch holding = new CountDownLatch(1);
+        Thread lockHolder = new Thread(() -> {
+            synchronized (lock) {
+                holding.countDown();
+                LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(1));
+            }
+        }, "lock-holder");
+        for (Thread t : new Thread[] {producer, waiter, lockHolder}) {
+            t.setDaemon(true);
+        }
+        producer.start();
+        assertTrue(inside.await(10, TimeUnit.SECONDS));
+        waiter.start();
+        LruKernelCacheTest.awaitParked(waiter); // the waiter holds a lease and waits for the producer
+        lockHolder.start();
+        assertTrue(holding.await(10, TimeUnit.SECONDS));
+        go.countDown(); // the producer fails while the lock is held
+        waiter.join(10_000);
+        assertInstanceOf(ConstantProductionException.class, waiterGot.get(), "the waiter shares the failure");
+        CountingProducer p = new CountingProducer(KB);
+        try (Lease l = c.getOrAdd(k, KB, p)) { // arrives after the failure was reported: retries
+            assertEquals(KB, l.buffer().byteSize());
+        }
+        assertEquals(1, p.calls.get());
+        producer.join(10_000);
+        lockHolder.join(10_000);
     }
 }
