@@ -132,6 +132,58 @@ class LruKernelCacheTest {
     }
 
     @Test
+    @Timeout(20)
+    void aValueBeingCreatedIsNeitherEvictedNorOrphanedAndARemovalWhileCreatingReportsIt() throws Exception {
+        LruKernelCache<String, String> c = new LruKernelCache<>("t", 1);
+        List<String> told = java.util.Collections.synchronizedList(new ArrayList<>());
+        c.addEvictionListener((k, v) -> told.add(k + "=" + v));
+        CountDownLatch inside = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Thread creator = new Thread(() -> c.getOrCreate("a", k -> {
+            inside.countDown();
+            awaitUninterruptibly(release);
+            return "A";
+        }), "creator");
+        creator.setDaemon(true);
+        creator.start();
+        assertTrue(inside.await(10, TimeUnit.SECONDS));
+        assertEquals("B", c.getOrCreate("b", k -> "B"), "fills the capacity: 'a' is not counted before it exists");
+        assertEquals(1, c.size());
+        AtomicInteger secondFactory = new AtomicInteger();
+        AtomicReference<String> waiterGot = new AtomicReference<>();
+        Thread waiter = new Thread(() -> waiterGot.set(c.getOrCreate("a", k -> "A" + secondFactory.incrementAndGet())),
+                "waiter");
+        waiter.setDaemon(true);
+        waiter.start();
+        awaitParked(waiter);
+        release.countDown();
+        creator.join(10_000);
+        waiter.join(10_000);
+        assertEquals(0, secondFactory.get(), "one factory per key");
+        assertEquals("A", waiterGot.get());
+        assertEquals("A", c.getIfPresent("a"), "the created value is cached, not orphaned");
+        assertEquals(List.of("b=B"), told, "'b' made room for it, and was reported");
+        assertEquals(1, c.size());
+
+        CountDownLatch inside2 = new CountDownLatch(1);
+        CountDownLatch release2 = new CountDownLatch(1);
+        Thread creator2 = new Thread(() -> c.getOrCreate("c", k -> {
+            inside2.countDown();
+            awaitUninterruptibly(release2);
+            return "C";
+        }), "creator2");
+        creator2.setDaemon(true);
+        creator2.start();
+        assertTrue(inside2.await(10, TimeUnit.SECONDS));
+        assertTrue(c.remove("c"), "a key being created can be removed");
+        release2.countDown();
+        creator2.join(10_000);
+        assertNull(c.getIfPresent("c"), "removed while created: not cached");
+        assertEquals(List.of("b=B", "c=C"), told, "and its value is reported once it exists");
+        assertEquals("A", c.getIfPresent("a"));
+    }
+
+    @Test
     @Timeout(30)
     void aWaiterInterruptedWhileTheProducerHangsGetsAnExceptionAndKeepsItsInterrupt() throws Exception {
         LruKernelCache<String, String> c = new LruKernelCache<>("primitives", 10);
@@ -202,10 +254,11 @@ class LruKernelCacheTest {
         }
     }
 
-    /** Waits (bounded) until the thread blocks: it is then waiting for the producer. */
+    /** Waits (bounded) until the thread blocks (it then waits for the producer) or ends (a broken cache). */
     static void awaitParked(Thread t) throws InterruptedException {
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (t.getState() != Thread.State.WAITING && t.getState() != Thread.State.TIMED_WAITING) {
+        while (t.getState() != Thread.State.WAITING && t.getState() != Thread.State.TIMED_WAITING
+                && t.getState() != Thread.State.TERMINATED) {
             assertTrue(System.nanoTime() < end, t.getName() + " never blocked: " + t.getState());
             Thread.sleep(1);
         }
