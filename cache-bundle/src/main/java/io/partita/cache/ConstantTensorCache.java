@@ -35,7 +35,8 @@ public interface ConstantTensorCache {
      *     the {@link CachePolicy#COST} policy; the measured production time counts if larger
      * @param listener told when the cached buffer leaves the cache; may be null
      * @throws ConstantProductionException when the producer (this caller's or the one it waited
-     *     for) failed
+     *     for) failed, when the caller was interrupted while waiting for another caller's producer
+     *     (its interrupt status stays set), or when a producer asks for its own key (re-entrant)
      */
     Lease getOrAdd(CacheKey key, long byteSize, long cost, BufferProducer producer, EvictionListener listener);
 

@@ -19,13 +19,19 @@ public interface KernelCache<K, V> {
     /**
      * The cached value, or the factory's value (cached).
      *
-     * @throws KernelCreationException when the factory failed (for this caller or the one it waited for)
+     * @throws KernelCreationException when the factory failed (for this caller or the one it waited for),
+     *     when the caller was interrupted while waiting for another caller's factory (its interrupt
+     *     status stays set), or when a factory asks for its own key (re-entrant creation)
      */
     V getOrCreate(K key, Function<? super K, ? extends V> factory);
 
     /** The cached value, or null; counts as a hit or miss. */
     V getIfPresent(K key);
 
+    /**
+     * Removes the key's value; a value still being created is not cached when it is done (its
+     * askers get it, and the eviction listeners are told).
+     */
     boolean remove(K key);
 
     /** Removes every entry whose key matches (e.g. all keys of a backend that went away). */

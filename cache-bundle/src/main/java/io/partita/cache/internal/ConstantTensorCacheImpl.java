@@ -137,6 +137,7 @@ final class ConstantTensorCacheImpl implements ConstantTensorCache {
                 double perByte = (double) Math.max(cost, 0) / Math.max(byteSize, 1);
                 if (makeRoom(byteSize, perByte, evicted)) {
                     mine = new Entry(key, byteSize, perByte, listener, seq++, true);
+                    mine.producer = Thread.currentThread();
                     lease = mine.tryLease();
                     map.put(key, mine);
                     link(mine);
@@ -163,14 +164,17 @@ final class ConstantTensorCacheImpl implements ConstantTensorCache {
         try {
             e.complete(checkedProduce(e.key, producer, byteSize));
         } catch (Throwable t) {
-            e.fail(t);
+            // Unmap and stop leasing before publishing the failure: an asker arriving from now on
+            // retries with its own producer; only askers already holding a lease see this failure.
             synchronized (lock) {
                 if (map.remove(e.key, e)) {
                     unlink(e);
                     byCost.remove(e);
                     sizeBytes -= e.size;
                 }
+                e.markDead();
             }
+            e.fail(t);
             e.kill();
             lease.close(); // the producer's own lease, taken in miss()
             throw t instanceof ConstantProductionException c ? c

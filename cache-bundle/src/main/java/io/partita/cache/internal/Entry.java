@@ -33,6 +33,8 @@ final class Entry {
     private final CountDownLatch produced = new CountDownLatch(1);
     private volatile ConstantBuffer buffer;
     private volatile Throwable failure;
+    /** The thread producing a cached entry, until it is done: the one asker that must not wait. */
+    volatile Thread producer;
     /** Set when the cache lets go of the entry; no lease can be taken afterwards. */
     private volatile boolean dead;
     private final AtomicBoolean freed = new AtomicBoolean();
@@ -109,6 +111,7 @@ final class Entry {
 
     void complete(ConstantBuffer b) {
         buffer = b;
+        producer = null;
         produced.countDown();
         if (dead) {
             maybeFree();
@@ -117,6 +120,7 @@ final class Entry {
 
     void fail(Throwable t) {
         failure = t;
+        producer = null;
         produced.countDown();
     }
 
@@ -124,20 +128,22 @@ final class Entry {
         return produced.getCount() == 0;
     }
 
-    /** Waits for the producer; rethrows its failure. */
+    /** Waits for the producer (interruptibly); rethrows its failure. */
     ConstantBuffer await() {
         if (produced.getCount() != 0) {
-            boolean interrupted = false;
-            while (true) {
-                try {
-                    produced.await();
-                    break;
-                } catch (InterruptedException e) {
-                    interrupted = true; // finish waiting: the producer owns the outcome
-                }
+            Thread p = producer;
+            if (p == Thread.currentThread()) {
+                // Waiting for ourselves would never end.
+                throw new ConstantProductionException("constant tensor " + key + ": re-entrant request: its own producer"
+                        + " (on thread " + p.getName() + ") asked for it", null);
             }
-            if (interrupted) {
+            try {
+                produced.await();
+            } catch (InterruptedException e) {
+                // A hung producer must not hold its waiters hostage; the producer itself goes on.
                 Thread.currentThread().interrupt();
+                throw new ConstantProductionException("interrupted while waiting for constant tensor " + key
+                        + (p != null ? " (being computed on thread " + p.getName() + ")" : ""), e);
             }
         }
         Throwable t = failure;

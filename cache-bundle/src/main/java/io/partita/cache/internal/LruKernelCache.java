@@ -20,6 +20,12 @@ import io.partita.cache.KernelCreationException;
  * LRU kernel cache: lock-free hits (map lookup and an LRU mark written only when it changes),
  * insertions and evictions under one lock in O(1) amortized (lazy promotion, as in the constant
  * tensor cache), factories and listeners outside the lock.
+ *
+ * <p>A key being created has a pending node in the map (so its askers wait for the one factory) but
+ * is neither in the LRU list nor counted in the size: only created values are, so eviction never
+ * takes a node whose factory runs. Evicting one would orphan its value (never reported to the
+ * listeners) and let a second factory start for the key. A key removed while being created is
+ * marked; its value goes to its askers and straight to the listeners, and is not cached.
  */
 final class LruKernelCache<K, V> implements KernelCache<K, V> {
     private static final Logger LOG = LoggerFactory.getLogger(LruKernelCache.class);
@@ -27,9 +33,16 @@ final class LruKernelCache<K, V> implements KernelCache<K, V> {
     private final String name;
     private final ConcurrentHashMap<K, Node<K, V>> map = new ConcurrentHashMap<>();
     private final Object lock = new Object();
-    private final Node<K, V> head = new Node<>(null);
+    private final Node<K, V> head = new Node<>(null, null);
     private volatile long tick;
     private volatile int capacity;
+    /** Created values in the LRU list. Guarded by lock. */
+    private int count;
+    /**
+     * count as published for {@link #size()}: written once per locked operation, and when the
+     * capacity is lowered before the capacity, so an unlocked reader never sees it above capacity.
+     */
+    private volatile int size;
     private final List<KernelEvictionListener<? super K, ? super V>> listeners = new CopyOnWriteArrayList<>();
     private final LongAdder hits = new LongAdder();
     private final LongAdder misses = new LongAdder();
@@ -41,26 +54,37 @@ final class LruKernelCache<K, V> implements KernelCache<K, V> {
         final CountDownLatch done = new CountDownLatch(1);
         volatile V value;
         volatile Throwable failure;
+        /** The thread running the factory, until it is done: the one asker that must not wait. */
+        volatile Thread producer;
+        /** Removed while its factory ran: the value is reported, not cached. Guarded by lock. */
+        boolean discarded;
+        /** In the LRU list (a created value) when prev != null. Guarded by lock. */
         Node<K, V> prev;
         Node<K, V> next;
         long listedAt;
         volatile long touched;
 
-        Node(K key) {
+        Node(K key, Thread producer) {
             this.key = key;
+            this.producer = producer;
         }
 
         V await(String cacheName) {
-            boolean interrupted = false;
-            while (done.getCount() != 0) {
+            if (done.getCount() != 0) {
+                Thread p = producer;
+                if (p == Thread.currentThread()) {
+                    // Waiting for ourselves would never end.
+                    throw new KernelCreationException(cacheName + ": re-entrant request for " + key
+                            + ": its own factory (on thread " + p.getName() + ") asked for it", null);
+                }
                 try {
                     done.await();
                 } catch (InterruptedException e) {
-                    interrupted = true;
+                    // A hung factory must not hold its waiters hostage; the factory itself goes on.
+                    Thread.currentThread().interrupt();
+                    throw new KernelCreationException(cacheName + ": interrupted while waiting for the value of " + key
+                            + (p != null ? " (being created on thread " + p.getName() + ")" : ""), e);
                 }
-            }
-            if (interrupted) {
-                Thread.currentThread().interrupt();
             }
             Throwable t = failure;
             if (t != null) {
@@ -91,44 +115,54 @@ final class LruKernelCache<K, V> implements KernelCache<K, V> {
             return n.await(name);
         }
         Node<K, V> mine = null;
-        List<Node<K, V>> evicted = new ArrayList<>();
         synchronized (lock) {
             n = map.get(key);
             if (n == null) {
                 misses.increment();
                 if (capacity > 0) {
-                    mine = new Node<>(key);
-                    map.put(key, mine);
-                    link(mine);
-                    tick++;
-                    evictExcess(evicted);
+                    mine = new Node<>(key, Thread.currentThread());
+                    map.put(key, mine); // pending: listed and counted once created (see the class comment)
                 }
             } else {
                 hits.increment();
             }
         }
-        notifyEvicted(evicted);
         if (n != null) {
             return n.await(name);
         }
         if (mine == null) {
             return create(key, factory); // capacity 0: nothing is cached
         }
+        V v;
         try {
-            V v = create(key, factory);
-            mine.value = v;
-            return v;
-        } catch (RuntimeException | Error t) {
+            v = create(key, factory);
+        } catch (Throwable t) {
             mine.failure = t;
             synchronized (lock) {
-                if (map.remove(key, mine)) {
-                    unlink(mine);
-                }
+                map.remove(key, mine); // before waking the waiters: a later asker retries, never sees this failure
             }
-            throw t;
-        } finally {
+            mine.producer = null;
             mine.done.countDown();
+            throw t;
         }
+        List<Node<K, V>> evicted = new ArrayList<>();
+        synchronized (lock) {
+            mine.value = v;
+            if (mine.discarded) {
+                map.remove(key, mine); // removed while created: reported below, not cached
+                evicted.add(mine);
+            } else {
+                link(mine);
+                count++;
+                tick++;
+                evictExcess(capacity, evicted); // at capacity 0 (set meanwhile) this evicts mine: reported too
+                size = count;
+            }
+        }
+        mine.producer = null;
+        mine.done.countDown();
+        notifyEvicted(evicted);
+        return v;
     }
 
     private V create(K key, Function<? super K, ? extends V> factory) {
@@ -168,28 +202,30 @@ final class LruKernelCache<K, V> implements KernelCache<K, V> {
     @Override
     public boolean remove(K key) {
         List<Node<K, V>> removed = new ArrayList<>(1);
+        boolean found;
         synchronized (lock) {
             Node<K, V> n = map.get(key);
-            if (n != null) {
-                removeLocked(n, removed);
-            }
+            found = n != null && removeLocked(n, removed);
+            size = count;
         }
         notifyEvicted(removed);
-        return !removed.isEmpty();
+        return found;
     }
 
     @Override
     public int removeIf(Predicate<? super K> filter) {
         List<Node<K, V>> removed = new ArrayList<>();
+        int found = 0;
         synchronized (lock) {
             for (Node<K, V> n : List.copyOf(map.values())) {
-                if (filter.test(n.key)) {
-                    removeLocked(n, removed);
+                if (filter.test(n.key) && removeLocked(n, removed)) {
+                    found++;
                 }
             }
+            size = count;
         }
         notifyEvicted(removed);
-        return removed.size();
+        return found;
     }
 
     @Override
@@ -204,15 +240,16 @@ final class LruKernelCache<K, V> implements KernelCache<K, V> {
         }
         List<Node<K, V>> evicted = new ArrayList<>();
         synchronized (lock) {
+            evictExcess(entries, evicted); // first, so that size() is never seen above the capacity
+            size = count;
             capacity = entries;
-            evictExcess(evicted);
         }
         notifyEvicted(evicted);
     }
 
-    /** Evicts least recently used entries until the size fits the capacity. Holds the lock. */
-    private void evictExcess(List<Node<K, V>> evicted) {
-        while (map.size() > capacity && head.next != head) {
+    /** Evicts least recently used values until they fit the capacity. Holds the lock. */
+    private void evictExcess(int cap, List<Node<K, V>> evicted) {
+        while (count > cap && head.next != head) {
             Node<K, V> oldest = head.next;
             if (oldest.touched > oldest.listedAt) {
                 unlink(oldest);
@@ -224,12 +261,22 @@ final class LruKernelCache<K, V> implements KernelCache<K, V> {
         }
     }
 
-    private void removeLocked(Node<K, V> n, List<Node<K, V>> out) {
+    /** Removes a created value (to report) or marks a pending one (its creator reports it). Holds the lock. */
+    private boolean removeLocked(Node<K, V> n, List<Node<K, V>> out) {
+        if (n.prev == null) {
+            // Being created (or failed and leaving): stays mapped so no second factory starts for the key.
+            boolean pending = n.failure == null && !n.discarded;
+            n.discarded = true;
+            return pending;
+        }
         if (map.remove(n.key, n)) {
             unlink(n);
+            count--;
             tick++;
             out.add(n);
+            return true;
         }
+        return false;
     }
 
     private void link(Node<K, V> n) {
@@ -257,7 +304,7 @@ final class LruKernelCache<K, V> implements KernelCache<K, V> {
         for (Node<K, V> n : nodes) {
             V v = n.value;
             if (v == null) {
-                continue; // still being created (its creator keeps it) or failed
+                continue; // defensive: only created values are listed or reported
             }
             for (KernelEvictionListener<? super K, ? super V> l : listeners) {
                 try {
@@ -271,13 +318,13 @@ final class LruKernelCache<K, V> implements KernelCache<K, V> {
 
     @Override
     public int size() {
-        return map.size();
+        return size;
     }
 
     @Override
     public KernelCacheStats stats() {
         synchronized (lock) {
-            return new KernelCacheStats(name, capacity, map.size(), hits.sum(), misses.sum(), evictions.sum());
+            return new KernelCacheStats(name, capacity, count, hits.sum(), misses.sum(), evictions.sum());
         }
     }
 
@@ -294,6 +341,7 @@ final class LruKernelCache<K, V> implements KernelCache<K, V> {
             for (Node<K, V> n : List.copyOf(map.values())) {
                 removeLocked(n, removed);
             }
+            size = count;
         }
         notifyEvicted(removed);
     }

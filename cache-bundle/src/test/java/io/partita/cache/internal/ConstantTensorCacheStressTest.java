@@ -1,17 +1,23 @@
 package io.partita.cache.internal;
 
+import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.ValueLayout;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -24,6 +30,7 @@ import io.partita.cache.ConstantBuffer;
 import io.partita.cache.ConstantProductionException;
 import io.partita.cache.ConstantTensorCache;
 import io.partita.cache.Device;
+import io.partita.cache.EvictionListener;
 import io.partita.cache.Lease;
 
 /**
@@ -174,6 +181,159 @@ class ConstantTensorCacheStressTest {
         }
         for (int k = 0; k < KEYS; k++) {
             assertEquals(1, counts.get(k), "key " + k + " produced once");
+        }
+    }
+
+    /**
+     * 32 threads on hot and cold keys while the capacity and policy churn and one production in
+     * ten fails (slowly, so askers queue behind it). A failure must reach only the askers that were
+     * already waiting for it: an asker that starts after the failure was first reported retries.
+     * Also: size never above capacity, each entry's listener told at most once, every buffer freed
+     * exactly once, no deadlock. Runs 3 s, or {@code -Dpartita.stress.seconds=N}.
+     */
+    @Test
+    void thirtyTwoThreadsWithFailingProducersAndCapacityChurn() {
+        long runMs = Long.getLong("partita.stress.seconds", 3) * 1000;
+        assertTimeoutPreemptively(Duration.ofMillis(runMs + 60_000), () -> failingProducersRun(runMs),
+                "deadlock: the stress run did not finish");
+    }
+
+    private void failingProducersRun(long runMs) throws InterruptedException {
+        ConstantTensorCacheImpl cache = new ConstantTensorCacheImpl(Device.CPU);
+        cache.setPolicy(CachePolicy.LRU);
+        cache.setCapacity(256 * 1024);
+        AtomicLong ids = new AtomicLong();
+        AtomicInteger frees = new AtomicInteger();
+        LongAdder calls = new LongAdder();
+        LongAdder productions = new LongAdder();
+        LongAdder injectedFailures = new LongAdder();
+        LongAdder listenerTwice = new LongAdder();
+        LongAdder departures = new LongAdder();
+        LongAdder sizeAboveCapacity = new LongAdder();
+        LongAdder problems = new LongAdder();
+        ConcurrentLinkedQueue<String> firstProblems = new ConcurrentLinkedQueue<>();
+        ConcurrentHashMap<Long, Long> firstSeen = new ConcurrentHashMap<>();
+        ConcurrentLinkedQueue<long[]> sightings = new ConcurrentLinkedQueue<>(); // {failure id, asker start}
+        AtomicBoolean stop = new AtomicBoolean();
+        java.util.function.Consumer<String> problem = m -> {
+            problems.increment();
+            if (problems.sum() <= 10) {
+                firstProblems.add(m);
+            }
+        };
+
+        List<Thread> threads = new ArrayList<>();
+        for (int w = 0; w < 32; w++) {
+            long seed = 500 + w;
+            threads.add(new Thread(() -> {
+                SplittableRandom r = new SplittableRandom(seed);
+                while (!stop.get()) {
+                    int k = r.nextInt(r.nextInt(4) != 0 ? 4 : KEYS);
+                    CacheKey key = new CacheKey(k % 3 == 0 ? "acl" : "dnnl", k);
+                    long size = (1 + k % 4) * 4096L;
+                    if (r.nextInt(20) == 0) {
+                        cache.removeIfExist(key); // keeps productions (and failures) coming on hot keys
+                        continue;
+                    }
+                    BufferProducer producer = () -> {
+                        productions.increment();
+                        if (r.nextInt(10) == 0) {
+                            LockSupport.parkNanos(200_000); // askers queue up behind the failing producer
+                            injectedFailures.increment();
+                            throw new InjectedFailure(ids.incrementAndGet());
+                        }
+                        return new TestBuffers.Tagged(size, ids.incrementAndGet(), frees);
+                    };
+                    AtomicInteger told = new AtomicInteger();
+                    EvictionListener listener = x -> {
+                        departures.increment();
+                        if (told.incrementAndGet() != 1) {
+                            listenerTwice.increment();
+                        }
+                    };
+                    long t0 = System.nanoTime();
+                    try (Lease l = cache.getOrAdd(key, size, k, producer, listener)) {
+                        if (l.buffer().byteSize() != size) {
+                            problem.accept("key " + k + ": a buffer of " + l.buffer().byteSize() + " bytes");
+                        }
+                        l.segment().get(ValueLayout.JAVA_LONG_UNALIGNED, 0); // still valid
+                    } catch (ConstantProductionException e) {
+                        InjectedFailure f = null;
+                        for (Throwable c = e; c != null && f == null; c = c.getCause()) {
+                            f = c instanceof InjectedFailure i ? i : null;
+                        }
+                        if (f == null) {
+                            problem.accept("unexpected: " + e);
+                        } else {
+                            firstSeen.merge(f.id, System.nanoTime(), Math::min);
+                            sightings.add(new long[] {f.id, t0});
+                        }
+                    } catch (RuntimeException e) {
+                        problem.accept("worker: " + e);
+                    }
+                    calls.increment();
+                }
+            }, "constant-stress-" + w));
+        }
+        threads.add(new Thread(() -> {
+            SplittableRandom r = new SplittableRandom(3);
+            long[] capacities = {16 * 1024, 64 * 1024, 256 * 1024, 1 << 20, 0, ConstantTensorCache.UNLIMITED};
+            while (!stop.get()) {
+                switch (r.nextInt(10)) {
+                    case 0 -> cache.setPolicy(CachePolicy.values()[r.nextInt(CachePolicy.values().length)]);
+                    case 1 -> cache.setPolicy(CachePolicy.LRU); // mostly LRU: most misses then find room
+                    case 2, 3, 4 -> cache.removeBackend("acl");
+                    default -> cache.setCapacity(capacities[r.nextInt(capacities.length)]);
+                }
+                LockSupport.parkNanos(r.nextInt(2_000_000));
+            }
+        }, "constant-stress-settings"));
+        threads.add(new Thread(() -> {
+            while (!stop.get()) {
+                CacheStats s = cache.stats();
+                if (s.sizeBytes() > s.capacityBytes() || s.sizeBytes() < 0) {
+                    sizeAboveCapacity.increment();
+                }
+                Thread.yield();
+            }
+        }, "constant-stress-observer"));
+        threads.forEach(t -> {
+            t.setDaemon(true); // a deadlocked run must not keep the JVM alive
+            t.start();
+        });
+        Thread.sleep(runMs);
+        stop.set(true);
+        for (Thread t : threads) {
+            t.join();
+        }
+        long late = sightings.stream().filter(s -> s[1] > firstSeen.get(s[0])).count();
+        cache.setCapacity(0); // flush: every lease is closed, so every buffer must be freed
+        long buffers = ids.get() - injectedFailures.sum();
+        String summary = String.format("constant stress %d s, 32 threads: %d calls, %d productions, %d injected failures,"
+                + " %d failure sightings (late %d), %d departures told (twice %d), size above capacity seen %d,"
+                + " %d buffers, %d frees, %d problems, %s", runMs / 1000, calls.sum(), productions.sum(),
+                injectedFailures.sum(), sightings.size(), late, departures.sum(), listenerTwice.sum(),
+                sizeAboveCapacity.sum(), buffers, frees.get(), problems.sum(), cache.stats().describe());
+        System.out.println(summary);
+        assertAll(summary,
+                () -> assertEquals(0, late, "failures seen by askers that started after the failure was reported"),
+                () -> assertEquals(0, listenerTwice.sum(), "eviction listeners told twice"),
+                () -> assertEquals(0, sizeAboveCapacity.sum(), "size above capacity"),
+                () -> assertEquals(0, problems.sum(), () -> "problems, first: " + firstProblems),
+                () -> assertEquals(buffers, frees.get(), "every buffer freed exactly once"),
+                () -> assertEquals(0, cache.size()),
+                () -> assertTrue(injectedFailures.sum() > 0 && sightings.size() > injectedFailures.sum(),
+                        "failures happened and had waiters"));
+    }
+
+    /** An injected production failure, identified so its observers can be checked. */
+    private static final class InjectedFailure extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+        final long id;
+
+        InjectedFailure(long id) {
+            super("injected failure " + id);
+            this.id = id;
         }
     }
 

@@ -2,12 +2,16 @@ package io.partita.cache.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.reflect.Field;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -15,7 +19,10 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -307,5 +314,130 @@ class ConstantTensorCacheTest {
         assertEquals(3, c.stats().entries());
         assertEquals(3 * KB, c.size());
         assertFalse(c.removeIfExist(key("dnnl", 0)));
+    }
+
+    @Test
+    @Timeout(30)
+    void aWaiterInterruptedWhileTheProducerHangsGetsAnExceptionAndKeepsItsInterrupt() throws Exception {
+        ConstantTensorCacheImpl c = new ConstantTensorCacheImpl(Device.CPU);
+        CacheKey k = key("dnnl", "w1");
+        CountDownLatch inside = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        CountingProducer real = new CountingProducer(KB);
+        Thread producer = new Thread(() -> c.getOrAdd(k, KB, () -> {
+            inside.countDown();
+            LruKernelCacheTest.awaitUninterruptibly(release); // a hung producer
+            return real.produce();
+        }).close(), "hung-producer");
+        producer.setDaemon(true);
+        producer.start();
+        try {
+            assertTrue(inside.await(10, TimeUnit.SECONDS));
+            AtomicReference<Throwable> thrown = new AtomicReference<>();
+            AtomicBoolean stillInterrupted = new AtomicBoolean();
+            Thread waiter = new Thread(() -> {
+                try {
+                    c.getOrAdd(k, KB, new CountingProducer(KB)).close();
+                } catch (Throwable t) {
+                    thrown.set(t);
+                }
+                stillInterrupted.set(Thread.currentThread().isInterrupted());
+            }, "waiter");
+            waiter.setDaemon(true);
+            waiter.start();
+            LruKernelCacheTest.awaitParked(waiter);
+            waiter.interrupt();
+            waiter.join(5_000);
+            assertFalse(waiter.isAlive(), "the interrupted waiter still waits for the hung producer");
+            ConstantProductionException e = assertInstanceOf(ConstantProductionException.class, thrown.get());
+            assertTrue(e.getMessage().contains("interrupted") && e.getMessage().contains(k.toString()), e.getMessage());
+            assertInstanceOf(InterruptedException.class, e.getCause());
+            assertTrue(stillInterrupted.get(), "the waiter's interrupt status is kept");
+        } finally {
+            release.countDown();
+        }
+        producer.join(10_000);
+        assertEquals(1, c.stats().entries(), "the producer is not disturbed by its waiter's interrupt");
+        assertTrue(c.removeIfExist(k));
+        assertEquals(1, real.frees.get(), "the interrupted waiter's lease was given back: the buffer is freed");
+    }
+
+    @Test
+    void aProducerAskingForItsOwnKeyGetsAnErrorNamingTheKeyNotADeadlock() {
+        ConstantTensorCacheImpl c = new ConstantTensorCacheImpl(Device.CPU);
+        CacheKey k = key("dnnl", "w2");
+        ConstantProductionException e = assertTimeoutPreemptively(Duration.ofSeconds(10),
+                () -> assertThrows(ConstantProductionException.class, () -> c.getOrAdd(k, KB, () -> {
+                    try (Lease inner = c.getOrAdd(k, KB, new CountingProducer(KB))) {
+                        return new CountingProducer(KB).produce();
+                    }
+                })), "a re-entrant getOrAdd deadlocks");
+        assertTrue(e.getMessage().contains(k.toString()) && e.getMessage().contains("re-entrant"), e.getMessage());
+        assertEquals(0, c.stats().entries(), "nothing cached for the failed key");
+        CountingProducer p = new CountingProducer(KB);
+        c.getOrAdd(k, KB, p).close();
+        assertEquals(1, p.calls.get(), "the next caller retries");
+    }
+
+    /**
+     * The failing producer is held up between failing and finishing (the cache's lock is taken by
+     * the test, white-box, for a second): an asker that arrives after the failure was reported to a
+     * waiter must get a fresh production, not that failure.
+     */
+    @Test
+    @Timeout(30)
+    void aFailureReachesOnlyTheAskersAlreadyWaitingNotOneArrivingAfterIt() throws Exception {
+        ConstantTensorCacheImpl c = new ConstantTensorCacheImpl(Device.CPU);
+        CacheKey k = key("dnnl", "w3");
+        CountDownLatch inside = new CountDownLatch(1);
+        CountDownLatch go = new CountDownLatch(1);
+        Thread producer = new Thread(() -> {
+            try {
+                c.getOrAdd(k, KB, () -> {
+                    inside.countDown();
+                    go.await();
+                    throw new IllegalStateException("bad weights");
+                }).close();
+            } catch (ConstantProductionException expected) {
+                // the producer's own failure
+            }
+        }, "failing-producer");
+        AtomicReference<Throwable> waiterGot = new AtomicReference<>();
+        Thread waiter = new Thread(() -> {
+            try {
+                c.getOrAdd(k, KB, new CountingProducer(KB)).close();
+            } catch (Throwable t) {
+                waiterGot.set(t);
+            }
+        }, "waiter");
+        Field lockField = ConstantTensorCacheImpl.class.getDeclaredField("lock");
+        lockField.setAccessible(true);
+        Object lock = lockField.get(c);
+        CountDownLatch holding = new CountDownLatch(1);
+        Thread lockHolder = new Thread(() -> {
+            synchronized (lock) {
+                holding.countDown();
+                LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(1));
+            }
+        }, "lock-holder");
+        for (Thread t : new Thread[] {producer, waiter, lockHolder}) {
+            t.setDaemon(true);
+        }
+        producer.start();
+        assertTrue(inside.await(10, TimeUnit.SECONDS));
+        waiter.start();
+        LruKernelCacheTest.awaitParked(waiter); // the waiter holds a lease and waits for the producer
+        lockHolder.start();
+        assertTrue(holding.await(10, TimeUnit.SECONDS));
+        go.countDown(); // the producer fails while the lock is held
+        waiter.join(10_000);
+        assertInstanceOf(ConstantProductionException.class, waiterGot.get(), "the waiter shares the failure");
+        CountingProducer p = new CountingProducer(KB);
+        try (Lease l = c.getOrAdd(k, KB, p)) { // arrives after the failure was reported: retries
+            assertEquals(KB, l.buffer().byteSize());
+        }
+        assertEquals(1, p.calls.get());
+        producer.join(10_000);
+        lockHolder.join(10_000);
     }
 }

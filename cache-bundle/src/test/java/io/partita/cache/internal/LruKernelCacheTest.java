@@ -1,10 +1,14 @@
 package io.partita.cache.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -12,7 +16,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -123,5 +129,138 @@ class LruKernelCacheTest {
         c.getOrCreate("z", k -> "z" + calls.incrementAndGet());
         assertEquals(2, calls.get(), "nothing is cached at capacity 0");
         assertEquals(0, c.size());
+    }
+
+    @Test
+    @Timeout(20)
+    void aValueBeingCreatedIsNeitherEvictedNorOrphanedAndARemovalWhileCreatingReportsIt() throws Exception {
+        LruKernelCache<String, String> c = new LruKernelCache<>("t", 1);
+        List<String> told = java.util.Collections.synchronizedList(new ArrayList<>());
+        c.addEvictionListener((k, v) -> told.add(k + "=" + v));
+        CountDownLatch inside = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Thread creator = new Thread(() -> c.getOrCreate("a", k -> {
+            inside.countDown();
+            awaitUninterruptibly(release);
+            return "A";
+        }), "creator");
+        creator.setDaemon(true);
+        creator.start();
+        assertTrue(inside.await(10, TimeUnit.SECONDS));
+        assertEquals("B", c.getOrCreate("b", k -> "B"), "fills the capacity: 'a' is not counted before it exists");
+        assertEquals(1, c.size());
+        AtomicInteger secondFactory = new AtomicInteger();
+        AtomicReference<String> waiterGot = new AtomicReference<>();
+        Thread waiter = new Thread(() -> waiterGot.set(c.getOrCreate("a", k -> "A" + secondFactory.incrementAndGet())),
+                "waiter");
+        waiter.setDaemon(true);
+        waiter.start();
+        awaitParked(waiter);
+        release.countDown();
+        creator.join(10_000);
+        waiter.join(10_000);
+        assertEquals(0, secondFactory.get(), "one factory per key");
+        assertEquals("A", waiterGot.get());
+        assertEquals("A", c.getIfPresent("a"), "the created value is cached, not orphaned");
+        assertEquals(List.of("b=B"), told, "'b' made room for it, and was reported");
+        assertEquals(1, c.size());
+
+        CountDownLatch inside2 = new CountDownLatch(1);
+        CountDownLatch release2 = new CountDownLatch(1);
+        Thread creator2 = new Thread(() -> c.getOrCreate("c", k -> {
+            inside2.countDown();
+            awaitUninterruptibly(release2);
+            return "C";
+        }), "creator2");
+        creator2.setDaemon(true);
+        creator2.start();
+        assertTrue(inside2.await(10, TimeUnit.SECONDS));
+        assertTrue(c.remove("c"), "a key being created can be removed");
+        release2.countDown();
+        creator2.join(10_000);
+        assertNull(c.getIfPresent("c"), "removed while created: not cached");
+        assertEquals(List.of("b=B", "c=C"), told, "and its value is reported once it exists");
+        assertEquals("A", c.getIfPresent("a"));
+    }
+
+    @Test
+    @Timeout(30)
+    void aWaiterInterruptedWhileTheProducerHangsGetsAnExceptionAndKeepsItsInterrupt() throws Exception {
+        LruKernelCache<String, String> c = new LruKernelCache<>("primitives", 10);
+        CountDownLatch inside = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Thread producer = new Thread(() -> c.getOrCreate("conv1", k -> {
+            inside.countDown();
+            awaitUninterruptibly(release); // a hung producer
+            return "v";
+        }), "hung-producer");
+        producer.setDaemon(true);
+        producer.start();
+        try {
+            assertTrue(inside.await(10, TimeUnit.SECONDS));
+            AtomicReference<Throwable> thrown = new AtomicReference<>();
+            AtomicBoolean stillInterrupted = new AtomicBoolean();
+            Thread waiter = new Thread(() -> {
+                try {
+                    c.getOrCreate("conv1", k -> "other");
+                } catch (Throwable t) {
+                    thrown.set(t);
+                }
+                stillInterrupted.set(Thread.currentThread().isInterrupted());
+            }, "waiter");
+            waiter.setDaemon(true);
+            waiter.start();
+            awaitParked(waiter);
+            long t0 = System.nanoTime();
+            waiter.interrupt();
+            waiter.join(5_000);
+            assertFalse(waiter.isAlive(), "the interrupted waiter still waits for the hung producer");
+            assertTrue(System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(5));
+            KernelCreationException e = assertInstanceOf(KernelCreationException.class, thrown.get());
+            assertTrue(e.getMessage().contains("interrupted") && e.getMessage().contains("conv1"), e.getMessage());
+            assertInstanceOf(InterruptedException.class, e.getCause());
+            assertTrue(stillInterrupted.get(), "the waiter's interrupt status is kept");
+        } finally {
+            release.countDown();
+        }
+        producer.join(10_000);
+        assertEquals("v", c.getIfPresent("conv1"), "the producer is not disturbed by its waiter's interrupt");
+    }
+
+    @Test
+    void aFactoryAskingForItsOwnKeyGetsAnErrorNamingTheKeyNotADeadlock() {
+        LruKernelCache<String, String> c = new LruKernelCache<>("primitives", 10);
+        KernelCreationException e = assertTimeoutPreemptively(Duration.ofSeconds(10),
+                () -> assertThrows(KernelCreationException.class,
+                        () -> c.getOrCreate("conv1", k -> "outer" + c.getOrCreate("conv1", k2 -> "inner"))),
+                "a re-entrant getOrCreate deadlocks");
+        assertTrue(e.getMessage().contains("conv1") && e.getMessage().contains("re-entrant"), e.getMessage());
+        assertEquals(0, c.size(), "nothing cached for the failed key");
+        assertEquals("ok", c.getOrCreate("conv1", k -> "ok"), "the next caller retries");
+    }
+
+    static void awaitUninterruptibly(CountDownLatch latch) {
+        boolean interrupted = false;
+        while (true) {
+            try {
+                latch.await();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Waits (bounded) until the thread blocks (it then waits for the producer) or ends (a broken cache). */
+    static void awaitParked(Thread t) throws InterruptedException {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (t.getState() != Thread.State.WAITING && t.getState() != Thread.State.TIMED_WAITING
+                && t.getState() != Thread.State.TERMINATED) {
+            assertTrue(System.nanoTime() < end, t.getName() + " never blocked: " + t.getState());
+            Thread.sleep(1);
+        }
     }
 }
