@@ -112,6 +112,15 @@ class ArchitectureTest {
     }
 
     @Test
+    void bundleCodeNeverAsksForAPlainClassPathRuntime() {
+        // In OSGi, ServiceLoader from the API bundle cannot see the runtime bundle: code that runs
+        // in the container must use the GraphRuntime service it was given (or its reference()).
+        noClasses().that().resideOutsideOfPackage("io.partita.graph").should()
+                .callMethod(io.partita.graph.GraphRuntime.class, "standalone").orShould()
+                .callMethod(io.partita.graph.GraphRuntime.class, "referenceOnly").check(partita);
+    }
+
+    @Test
     void noPackageCycles() {
         slices().matching("io.partita.(**)").should().beFreeOfCycles().check(partita);
     }

@@ -112,6 +112,15 @@ public class LauncherIT {
         assertTrue(k.out, k.out.contains("PASS test_gemm_all_attributes [dnnl]"));
     }
 
+    /** benchdnn case lines inside the container: the oracle comes from the runtime service, not a plain class path lookup. */
+    @Test
+    public void harnessLinesRunInTheContainer() throws Exception {
+        Run r = partita(null, "harness", corpus().resolve("benchdnn-graph").resolve("harness-cases.tsv").toAbsolutePath()
+                .toString(), "--filter", "binary-matmul-binary-f32");
+        assertEquals(r.out, 0, r.code);
+        assertTrue(r.out, r.out.contains("case lines: 2, passed 2, failed 0"));
+    }
+
     /**
      * A kernel method that C1 cannot compile at tier 3 ("out of virtual registers") never reaches
      * C2 either, and then runs its vector code on boxed objects at a fraction of the speed, with no

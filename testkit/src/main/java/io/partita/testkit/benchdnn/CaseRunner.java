@@ -155,8 +155,8 @@ public final class CaseRunner {
         return n;
     }
 
-    private static String compare(GraphDescription d, Map<Long, Tensor> in, Map<Long, Tensor> out, Engine e) {
-        GraphRuntime ref = GraphRuntime.referenceOnly();
+    private String compare(GraphDescription d, Map<Long, Tensor> in, Map<Long, Tensor> out, Engine e) {
+        GraphRuntime ref = runtime.reference();
         Graph rg = d.toGraph(ref);
         rg.finalizeGraph();
         try (CompiledGraph rcg = ref.compile(rg, PartitionPolicy.DEBUG, e)) {
