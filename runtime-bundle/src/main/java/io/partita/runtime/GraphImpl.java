@@ -70,6 +70,15 @@ final class GraphImpl implements Graph {
             throw new InvalidGraphException(op.id(), "cannot add " + op.describe() + ": the graph already has op "
                     + op.id() + " (" + added.get(op.id()).kind().spelling() + ")");
         }
+        for (int i = 0; i < op.outputs().size(); i++) {
+            LogicalTensor t = op.output(i);
+            // An op writing such a tensor would store some elements over others: a silently wrong result.
+            if (t.stridesMayAlias()) {
+                throw new InvalidGraphException(op.id(), op.describe() + ": output " + i + " (" + t + ") has strides "
+                        + LogicalTensor.dimsToString(t.strides()) + " that let distinct elements share memory;"
+                        + " an output must give each element its own bytes");
+            }
+        }
         added.put(op.id(), OpSchemas.of(op).validate(op));
         return this;
     }

@@ -186,7 +186,7 @@ class GraphValidationTest {
 
     @Test
     void negativeDimsOtherThanPlaceholdersAreRefused() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> f32(3, 2, -4));
+        InvalidGraphException e = assertThrows(InvalidGraphException.class, () -> f32(3, 2, -4));
         assertTrue(e.getMessage().contains("logical tensor 3: dim 1 is -4"), e.getMessage());
     }
 }
