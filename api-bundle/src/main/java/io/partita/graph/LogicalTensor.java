@@ -128,7 +128,8 @@ public final class LogicalTensor {
 
     private InvalidGraphException tooLarge(String what) {
         return new InvalidGraphException(describeShape(id, dataType, dims, strides) + " has more than 2^63-1 "
-                + what + ("bytes".equals(what) && strides != null ? " in the memory its strides address" : ""));
+                + what + ("bytes".equals(what) && strides != null && !Arrays.equals(strides, denseStridesUnchecked(dims))
+                        ? " in the memory its strides address" : ""));
     }
 
     /** {@code tensor 3 f32[4,5] strides [10,1]}: the tensor as size errors name it. */
