@@ -35,9 +35,25 @@ public enum DataType {
         return bits;
     }
 
-    /** Bytes taken by {@code elements} densely packed elements (4-bit types round up). */
+    /**
+     * Bytes taken by {@code elements} densely packed elements (4-bit types round up).
+     *
+     * @throws InvalidArgumentException when {@code elements} is negative or the size exceeds 2^63-1 bytes
+     */
     public long byteSize(long elements) {
-        return (elements * bits + 7) / 8;
+        if (elements < 0) {
+            throw new InvalidArgumentException("a size of " + elements + " " + spelling + " elements: expected >= 0");
+        }
+        if (bits % 8 != 0) {
+            // 4-bit types: half a byte each; (elements + 1) / 2 cannot overflow for elements >= 0
+            return elements / 2 + (elements & 1);
+        }
+        try {
+            // Multiply by bytes, not bits: elements * bits overflows 8 times sooner than the size does.
+            return Math.multiplyExact(elements, bits / 8);
+        } catch (ArithmeticException e) {
+            throw new InvalidArgumentException(elements + " " + spelling + " elements take more than 2^63-1 bytes");
+        }
     }
 
     public boolean isFloatingPoint() {

@@ -20,7 +20,7 @@ public final class ElementCodec {
 
     /** All elements of a concrete strided tensor, converted to double. */
     public static double[] read(LogicalTensor lt, MemorySegment seg) {
-        long n = checkedCount(lt);
+        long n = checkedCount(lt, seg);
         double[] out = new double[(int) n];
         DataType dt = lt.dataType();
         if (lt.isDense()) {
@@ -41,7 +41,12 @@ public final class ElementCodec {
 
     /** Writes all elements (logical row-major order), rounding to the tensor's data type. */
     public static void write(LogicalTensor lt, MemorySegment seg, double[] values) {
-        long n = checkedCount(lt);
+        long n = checkedCount(lt, seg);
+        if (lt.stridesMayAlias()) {
+            // Each element would land on memory another element also takes; the last write would win.
+            throw new InvalidArgumentException(lt + ": its strides let distinct elements share memory; cannot write"
+                    + " elements to it");
+        }
         if (values.length != n) {
             throw new InvalidArgumentException("tensor " + lt.id() + " has " + n + " elements, got " + values.length
                     + " values");
@@ -103,7 +108,7 @@ public final class ElementCodec {
         }
     }
 
-    private static long checkedCount(LogicalTensor lt) {
+    private static long checkedCount(LogicalTensor lt, MemorySegment seg) {
         if (!lt.isConcrete()) {
             throw new InvalidArgumentException("tensor " + lt.id() + " needs concrete dims, has "
                     + LogicalTensor.dimsToString(lt.dims()));
@@ -116,6 +121,12 @@ public final class ElementCodec {
         if (n > Integer.MAX_VALUE - 8) {
             throw new InvalidArgumentException("tensor " + lt.id() + " has " + n
                     + " elements; element-wise access supports at most " + (Integer.MAX_VALUE - 8));
+        }
+        // The extent, not the element count: strides may spread the elements over more memory.
+        long need = lt.memSize();
+        if (seg.byteSize() < need) {
+            throw new InvalidArgumentException(lt + " addresses " + need + " bytes but its buffer has "
+                    + seg.byteSize());
         }
         return n;
     }

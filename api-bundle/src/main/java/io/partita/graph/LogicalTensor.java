@@ -28,6 +28,10 @@ public final class LogicalTensor {
     private final long layoutId; // only for OPAQUE
     private final PropertyType property;
 
+    /**
+     * @throws InvalidGraphException for a negative dim or stride (other than the placeholders), or
+     *     dims and strides whose element count or addressed bytes exceed 2^63-1
+     */
     private LogicalTensor(long id, DataType dataType, long[] dims, LayoutType layoutType, long[] strides,
             long layoutId, PropertyType property) {
         if (id < 0) {
@@ -40,7 +44,7 @@ public final class LogicalTensor {
         if (dims != null) {
             for (int i = 0; i < dims.length; i++) {
                 if (dims[i] < 0 && dims[i] != UNKNOWN_DIM && dims[i] != DYNAMIC_DIM) {
-                    throw new IllegalArgumentException("logical tensor " + id + ": dim " + i + " is " + dims[i]
+                    throw new InvalidGraphException("logical tensor " + id + ": dim " + i + " is " + dims[i]
                             + "; expected >= 0, UNKNOWN_DIM or DYNAMIC_DIM");
                 }
             }
@@ -48,14 +52,91 @@ public final class LogicalTensor {
         this.dims = dims == null ? null : dims.clone();
         if (layoutType == LayoutType.STRIDED) {
             if (strides != null && dims != null && strides.length != dims.length) {
-                throw new IllegalArgumentException("logical tensor " + id + ": " + strides.length
+                throw new InvalidGraphException("logical tensor " + id + ": " + strides.length
                         + " strides for " + dims.length + " dims");
             }
-            this.strides = strides != null ? strides.clone() : (dims == null ? null : denseStrides(dims));
+            if (strides != null) {
+                for (int i = 0; i < strides.length; i++) {
+                    // Kernels walk memory forwards from the tensor's start; a negative stride would address
+                    // bytes before it.
+                    if (strides[i] < 0 && strides[i] != UNKNOWN_DIM && strides[i] != DYNAMIC_DIM) {
+                        throw new InvalidGraphException("logical tensor " + id + ": stride " + i + " is " + strides[i]
+                                + " (strides " + dimsToString(strides) + "); expected >= 0, UNKNOWN_DIM or DYNAMIC_DIM");
+                    }
+                }
+            }
+            this.strides = strides != null ? strides.clone() : (dims == null ? null : denseStrides(id, dataType, dims));
         } else {
             this.strides = null;
         }
         this.layoutId = layoutId;
+        checkSizes();
+    }
+
+    /**
+     * Refuses dims and strides whose element count, or bytes addressed, do not fit a long: such a
+     * size would wrap around and let a too-small buffer pass the size checks.
+     */
+    private void checkSizes() {
+        if (!isConcrete()) {
+            return;
+        }
+        long n = 1;
+        for (long d : dims) {
+            n = multiply(n, d, "elements");
+        }
+        if (layoutType != LayoutType.STRIDED) {
+            bytes(n);
+            return;
+        }
+        if (n == 0) {
+            return;
+        }
+        long last = 0;
+        for (int i = 0; i < dims.length; i++) {
+            if (strides[i] < 0) {
+                return; // an unknown stride: its extent is checked once it is known
+            }
+            last = add(last, multiply(dims[i] - 1, strides[i], "bytes"), "bytes");
+        }
+        bytes(add(last, 1, "bytes"));
+    }
+
+    private long multiply(long a, long b, String what) {
+        try {
+            return Math.multiplyExact(a, b);
+        } catch (ArithmeticException e) {
+            throw tooLarge(what);
+        }
+    }
+
+    private long add(long a, long b, String what) {
+        try {
+            return Math.addExact(a, b);
+        } catch (ArithmeticException e) {
+            throw tooLarge(what);
+        }
+    }
+
+    private long bytes(long elements) {
+        try {
+            return dataType.byteSize(elements);
+        } catch (InvalidArgumentException e) {
+            throw tooLarge("bytes");
+        }
+    }
+
+    private InvalidGraphException tooLarge(String what) {
+        return new InvalidGraphException(describeShape(id, dataType, dims, strides) + " has more than 2^63-1 "
+                + what + ("bytes".equals(what) && strides != null && !Arrays.equals(strides, denseStridesUnchecked(dims))
+                        ? " in the memory its strides address" : ""));
+    }
+
+    /** {@code tensor 3 f32[4,5] strides [10,1]}: the tensor as size errors name it. */
+    private static String describeShape(long id, DataType dataType, long[] dims, long[] strides) {
+        return "tensor " + id + " " + dataType + dimsToString(dims)
+                + (strides != null && dims != null && !Arrays.equals(strides, denseStridesUnchecked(dims))
+                        ? " strides " + dimsToString(strides) : "");
     }
 
     /** A dense, strided, variable-less ({@code undef} property) tensor. */
@@ -79,17 +160,46 @@ public final class LogicalTensor {
         return new LogicalTensor(id, dataType, dims, LayoutType.OPAQUE, null, layoutId, property);
     }
 
-    /** Row-major dense strides; unknown or dynamic dims make the strides to their left unknown/dynamic. */
+    /**
+     * Row-major dense strides; unknown or dynamic dims make the strides to their left unknown/dynamic.
+     *
+     * @throws InvalidGraphException when a stride exceeds 2^63-1 elements
+     */
     public static long[] denseStrides(long[] dims) {
+        return denseStrides(-1, null, dims);
+    }
+
+    private static long[] denseStrides(long id, DataType dataType, long[] dims) {
         long[] s = new long[dims.length];
         long acc = 1;
         for (int i = dims.length - 1; i >= 0; i--) {
             s[i] = acc;
             long d = dims[i];
-            if (acc == UNKNOWN_DIM || acc == DYNAMIC_DIM) {
+            if (i == 0 || acc == UNKNOWN_DIM || acc == DYNAMIC_DIM) {
+                continue; // the product past the outermost dim is no stride: it may overflow harmlessly
+            }
+            if (d == DYNAMIC_DIM || d == UNKNOWN_DIM) {
+                acc = d;
                 continue;
             }
-            acc = d == DYNAMIC_DIM ? DYNAMIC_DIM : d == UNKNOWN_DIM ? UNKNOWN_DIM : acc * Math.max(d, 1);
+            try {
+                acc = Math.multiplyExact(acc, Math.max(d, 1));
+            } catch (ArithmeticException e) {
+                throw new InvalidGraphException((id >= 0 ? "tensor " + id + " " + dataType : "dims") + dimsToString(dims)
+                        + ": the dense stride of dim " + (i - 1) + " exceeds 2^63-1 elements");
+            }
+        }
+        return s;
+    }
+
+    /** Dense strides for display only: wraps instead of throwing. */
+    private static long[] denseStridesUnchecked(long[] dims) {
+        long[] s = new long[dims.length];
+        long acc = 1;
+        for (int i = dims.length - 1; i >= 0; i--) {
+            s[i] = acc;
+            long d = dims[i];
+            acc = acc < 0 ? acc : d < 0 ? d : acc * Math.max(d, 1);
         }
         return s;
     }
@@ -204,6 +314,7 @@ public final class LogicalTensor {
                 return 0;
             }
             if (strides[i] < 0) {
+                // negative strides are refused at construction: this is the UNKNOWN/DYNAMIC placeholder
                 throw new IllegalStateException("logical tensor " + id + ": stride " + i + " is unknown");
             }
             span = Math.addExact(span, Math.multiplyExact(dims[i] - 1, strides[i]));
@@ -213,7 +324,7 @@ public final class LogicalTensor {
 
     /** True for a strided tensor whose strides are row-major dense. */
     public boolean isDense() {
-        return layoutType == LayoutType.STRIDED && dims != null && Arrays.equals(strides, denseStrides(dims))
+        return layoutType == LayoutType.STRIDED && dims != null && Arrays.equals(strides, denseStridesUnchecked(dims))
                 || (layoutType == LayoutType.STRIDED && isConcrete() && denseIgnoringUnitDims());
     }
 
@@ -223,9 +334,44 @@ public final class LogicalTensor {
             if (dims[i] != 1 && strides[i] != expect) {
                 return false;
             }
-            expect *= dims[i];
+            expect *= dims[i]; // no overflow: the element count was checked at construction
         }
         return true;
+    }
+
+    /**
+     * True when two distinct elements of this concrete strided tensor may share memory (a stride of
+     * 0 over a dim longer than 1, or strides that interleave). Reading such a tensor is fine (a
+     * broadcast); writing it would let one element overwrite another. Conservative: dims ordered by
+     * stride must each step past everything the smaller strides address, which every dense or
+     * permuted-dense layout does.
+     */
+    public boolean stridesMayAlias() {
+        if (layoutType != LayoutType.STRIDED || !isConcrete()) {
+            return false;
+        }
+        Integer[] order = new Integer[dims.length];
+        for (int i = 0; i < dims.length; i++) {
+            if (dims[i] == 0) {
+                return false; // no elements at all
+            }
+            if (strides[i] < 0) {
+                return false; // unknown: checked once known
+            }
+            order[i] = i;
+        }
+        Arrays.sort(order, (a, b) -> Long.compare(strides[a], strides[b]));
+        long reach = 0; // elements addressed by the smaller-stride dims, minus one (the max offset)
+        for (int i : order) {
+            if (dims[i] == 1) {
+                continue;
+            }
+            if (strides[i] <= reach) {
+                return true;
+            }
+            reach += (dims[i] - 1) * strides[i]; // within the extent checked at construction
+        }
+        return false;
     }
 
     private void requireConcrete(String what) {
@@ -293,7 +439,7 @@ public final class LogicalTensor {
     public String toString() {
         StringBuilder sb = new StringBuilder("tensor ").append(id).append(' ').append(dataType).append(' ')
                 .append(dimsToString(dims));
-        if (layoutType == LayoutType.STRIDED && strides != null && dims != null && !Arrays.equals(strides, denseStrides(dims))) {
+        if (layoutType == LayoutType.STRIDED && strides != null && dims != null && !Arrays.equals(strides, denseStridesUnchecked(dims))) {
             sb.append(" strides ").append(dimsToString(strides));
         } else if (layoutType != LayoutType.STRIDED) {
             sb.append(' ').append(layoutType);

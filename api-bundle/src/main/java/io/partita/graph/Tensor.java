@@ -34,10 +34,14 @@ public final class Tensor {
         Objects.requireNonNull(engine, "engine");
         Objects.requireNonNull(data, "data");
         requireConcrete(lt);
+        // memSize is the extent the strides address (overflow-checked when the tensor was made), so
+        // no element of a strided tensor lies past the buffer's end.
         long need = lt.memSize();
         if (data.byteSize() < need) {
             throw new InvalidArgumentException("tensor " + lt.id() + " " + LogicalTensor.dimsToString(lt.dims()) + " "
-                    + lt.dataType() + " needs " + need + " bytes but its buffer has " + data.byteSize());
+                    + lt.dataType() + (lt.isDense() || lt.strides() == null ? ""
+                            : " strides " + LogicalTensor.dimsToString(lt.strides()))
+                    + " needs " + need + " bytes but its buffer has " + data.byteSize());
         }
         if (data.isNative() && data.address() % ALIGNMENT != 0) {
             throw new InvalidArgumentException("tensor " + lt.id() + ": buffer address 0x"

@@ -70,6 +70,15 @@ final class GraphImpl implements Graph {
             throw new InvalidGraphException(op.id(), "cannot add " + op.describe() + ": the graph already has op "
                     + op.id() + " (" + added.get(op.id()).kind().spelling() + ")");
         }
+        for (int i = 0; i < op.outputs().size(); i++) {
+            LogicalTensor t = op.output(i);
+            // An op writing such a tensor would store some elements over others: a silently wrong result.
+            if (t.stridesMayAlias()) {
+                throw new InvalidGraphException(op.id(), op.describe() + ": output " + i + " (" + t + ") has strides "
+                        + LogicalTensor.dimsToString(t.strides()) + " that let distinct elements share memory;"
+                        + " an output must give each element its own bytes");
+            }
+        }
         added.put(op.id(), OpSchemas.of(op).validate(op));
         return this;
     }
@@ -145,29 +154,38 @@ final class GraphImpl implements Graph {
                     firstOp.put(t.id(), op);
                     continue;
                 }
-                String where = "tensor " + t.id() + " is " + describe(f) + " in " + firstOp.get(t.id()).describe()
-                        + " but " + describe(t) + " in " + op.describe();
-                if (f.dataType() != t.dataType()) {
-                    throw new InvalidGraphException(op.id(), where + " (data types differ)");
-                }
-                long[] a = f.dims();
-                long[] b = t.dims();
-                if (a != null && b != null) {
-                    if (a.length != b.length) {
-                        throw new InvalidGraphException(op.id(), where + " (ranks differ)");
-                    }
-                    for (int k = 0; k < a.length; k++) {
-                        if (Dims.merge(a[k], b[k]) == null) {
-                            throw new InvalidGraphException(op.id(), where + " (dim " + k + " differs)");
-                        }
-                    }
-                }
-                if (f.property() != t.property() && f.property() != PropertyType.UNDEF
-                        && t.property() != PropertyType.UNDEF) {
-                    throw new InvalidGraphException(op.id(), where + " (properties differ)");
+                String problem = disagreement(f, t);
+                if (problem != null) {
+                    // Described only on failure: every tensor is mentioned at least twice in a graph.
+                    throw new InvalidGraphException(op.id(), "tensor " + t.id() + " is " + describe(f) + " in "
+                            + firstOp.get(t.id()).describe() + " but " + describe(t) + " in " + op.describe()
+                            + " (" + problem + ")");
                 }
             }
         }
+    }
+
+    /** Why two mentions of a tensor disagree, or null when they agree. */
+    private static String disagreement(LogicalTensor f, LogicalTensor t) {
+        if (f.dataType() != t.dataType()) {
+            return "data types differ";
+        }
+        long[] a = f.dims();
+        long[] b = t.dims();
+        if (a != null && b != null) {
+            if (a.length != b.length) {
+                return "ranks differ";
+            }
+            for (int k = 0; k < a.length; k++) {
+                if (Dims.merge(a[k], b[k]) == null) {
+                    return "dim " + k + " differs";
+                }
+            }
+        }
+        if (f.property() != t.property() && f.property() != PropertyType.UNDEF && t.property() != PropertyType.UNDEF) {
+            return "properties differ";
+        }
+        return null;
     }
 
     private static String describe(LogicalTensor t) {

@@ -201,7 +201,16 @@ final class PartitionImpl implements Partition {
         // Outputs the user leaves as any/undef get the runtime's choice: dense strided.
         LogicalTensor r = LogicalTensor.of(inferred.id(), inferred.dataType(), dims, LayoutType.STRIDED, null,
                 given.property());
-        return explicitStrides ? r.withStrides(given.strides()) : r;
+        if (!explicitStrides) {
+            return r;
+        }
+        r = r.withStrides(given.strides());
+        if (r.stridesMayAlias()) {
+            throw new InvalidArgumentException(who + " has strides " + LogicalTensor.dimsToString(r.strides())
+                    + " for dims " + LogicalTensor.dimsToString(dims)
+                    + " that let distinct elements share memory; an output must give each element its own bytes");
+        }
+        return r;
     }
 
     @Override

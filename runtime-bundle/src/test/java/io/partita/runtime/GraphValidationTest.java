@@ -186,7 +186,43 @@ class GraphValidationTest {
 
     @Test
     void negativeDimsOtherThanPlaceholdersAreRefused() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> f32(3, 2, -4));
+        InvalidGraphException e = assertThrows(InvalidGraphException.class, () -> f32(3, 2, -4));
         assertTrue(e.getMessage().contains("logical tensor 3: dim 1 is -4"), e.getMessage());
+    }
+
+    @Test
+    void anOutputWhoseStridesAliasIsRefusedAtGraphBuildNamingTheOp() {
+        Op op = Op.builder(5, OpKind.ReLU).input(f32(0, 2, 3)).output(f32(1, 2, 3).withStrides(0, 1)).build();
+        InvalidGraphException e = assertThrows(InvalidGraphException.class, () -> graph().add(op));
+        assertEquals(5L, e.opId().orElseThrow());
+        assertTrue(e.getMessage().contains("output 0 (tensor 1 f32 [2,3] strides [0,1])")
+                && e.getMessage().contains("share memory"), e.getMessage());
+        // an input may broadcast through a zero stride
+        graph().add(Op.builder(6, OpKind.ReLU).input(f32(0, 2, 3).withStrides(0, 1)).output(f32(1, 2, 3)).build());
+    }
+
+    @Test
+    void inferredDimsWhoseSizeOverflowsFailFinalizeNamingTheOp() {
+        long u = LogicalTensor.UNKNOWN_DIM;
+        Graph g = graph();
+        g.add(Op.builder(7, OpKind.MatMul).inputs(f32(0, 1L << 40, 1L << 10), f32(1, 1L << 10, 1L << 30))
+                .output(f32(2, u, u)).build());
+        InvalidGraphException e = assertThrows(InvalidGraphException.class, g::finalizeGraph);
+        assertEquals(7L, e.opId().orElseThrow());
+        assertTrue(e.getMessage().contains("tensor 2 f32[1099511627776,1073741824] has more than 2^63-1 elements"),
+                e.getMessage());
+    }
+
+    @Test
+    void aCompileOutputWhoseStridesAliasIsRefused() {
+        Graph g = graph();
+        g.add(Op.builder(8, OpKind.ReLU).input(f32(0, 2, 3)).output(f32(1, 2, 3)).build());
+        g.finalizeGraph();
+        io.partita.graph.Partition p = g.partitions(PartitionPolicy.FUSION).get(0);
+        io.partita.graph.InvalidArgumentException e = assertThrows(io.partita.graph.InvalidArgumentException.class,
+                () -> p.compile(p.inputs(), java.util.List.of(f32(1, 2, 3).withStrides(2, 1)),
+                        io.partita.graph.Engine.cpu()));
+        assertTrue(e.getMessage().contains("compile output tensor 1") && e.getMessage().contains("[2,1]")
+                && e.getMessage().contains("share memory"), e.getMessage());
     }
 }

@@ -18,6 +18,7 @@ import io.partita.graph.AttrValue;
 import io.partita.graph.DataType;
 import io.partita.graph.EngineKind;
 import io.partita.graph.FpMathMode;
+import io.partita.graph.InvalidGraphException;
 import io.partita.graph.LayoutType;
 import io.partita.graph.LogicalTensor;
 import io.partita.graph.Op;
@@ -228,7 +229,7 @@ final class GraphJsonReader {
                     return LogicalTensor.of(id, dt, shape, layout, strides, prop);
                 }
                 return LogicalTensor.of(id, dt, shape, layout, null, prop);
-            } catch (IllegalArgumentException e) {
+            } catch (IllegalArgumentException | InvalidGraphException e) {
                 throw error(w, e.getMessage());
             }
         }

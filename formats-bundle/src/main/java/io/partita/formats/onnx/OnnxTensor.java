@@ -82,7 +82,7 @@ public record OnnxTensor(String name, DataType dataType, long[] dims, byte[] dat
     public static OnnxTensor of(String name, DataType dataType, long[] dims, double[] values) {
         long n = 1;
         for (long d : dims) {
-            n *= d;
+            n = Math.multiplyExact(n, d); // an overflowing product must not match values.length by chance
         }
         if (n != values.length) {
             throw new IllegalArgumentException(values.length + " values for dims " + Arrays.toString(dims));

@@ -36,62 +36,74 @@ public final class TensorValues {
             throw UnsupportedOnnxException.ofItem(where, 0,
                     "values stored outside the model file (data_location EXTERNAL) are not read; embed them");
         }
+        String what = source + ": " + where + " " + OnnxTypes.name(t.dataType()) + dimsText(t.dims());
         long n = 1;
-        for (long d : t.dims()) {
-            n = Math.multiplyExact(n, d);
+        for (int i = 0; i < t.dims().length; i++) {
+            long d = t.dims()[i];
+            if (d < 0) {
+                throw new OnnxImportException(what + ": dim " + i + " is " + d + "; expected >= 0");
+            }
+            try {
+                n = Math.multiplyExact(n, d);
+            } catch (ArithmeticException e) {
+                throw new OnnxImportException(what + " has more than 2^63-1 elements");
+            }
         }
         if (n > Integer.MAX_VALUE - 8) {
-            throw new OnnxImportException(source + ": " + where + " has " + n + " elements; at most "
-                    + (Integer.MAX_VALUE - 8) + " are supported");
+            throw new OnnxImportException(what + " has " + n + " elements; at most " + (Integer.MAX_VALUE - 8)
+                    + " are supported");
         }
         int count = (int) n;
         long bytes = dt.byteSize(count);
+        if (bytes > Integer.MAX_VALUE - 8) {
+            throw new OnnxImportException(what + " has " + n + " elements, " + bytes + " bytes; at most "
+                    + (Integer.MAX_VALUE - 8) + " bytes are supported");
+        }
+        // Before allocating: a model may declare huge dims and ship no (or too few) values.
+        if (t.rawData() != null) {
+            if (t.rawData().length != bytes) {
+                throw new OnnxImportException(what + " has " + n + " elements but " + t.rawData().length
+                        + " bytes of raw_data; expected " + bytes);
+            }
+        } else {
+            checkStored(t, count, what);
+        }
         byte[] out = new byte[(int) bytes];
         MemorySegment dst = MemorySegment.ofArray(out);
         if (t.rawData() != null) {
-            if (t.rawData().length != bytes) {
-                throw new OnnxImportException(source + ": " + where + " " + OnnxTypes.name(t.dataType())
-                        + dimsText(t.dims()) + " has " + t.rawData().length + " bytes of raw_data; expected " + bytes);
-            }
             // ONNX raw_data is little-endian, packed as Partita packs (4-bit: low nibble first).
             System.arraycopy(t.rawData(), 0, out, 0, out.length);
             return new OnnxTensor(t.name(), dt, t.dims(), out);
         }
         switch (t.dataType()) {
             case OnnxTypes.FLOAT -> {
-                check(t.floatData().length, count, "float_data", t, source, where);
                 for (int i = 0; i < count; i++) {
                     dst.setAtIndex(ValueLayout.JAVA_FLOAT_UNALIGNED, i, t.floatData()[i]);
                 }
             }
             case OnnxTypes.INT64 -> {
-                check(t.int64Data().length, count, "int64_data", t, source, where);
                 for (int i = 0; i < count; i++) {
                     dst.setAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, i, t.int64Data()[i]);
                 }
             }
             case OnnxTypes.INT32 -> {
-                check(t.int32Data().length, count, "int32_data", t, source, where);
                 for (int i = 0; i < count; i++) {
                     dst.setAtIndex(ValueLayout.JAVA_INT_UNALIGNED, i, (int) t.int32Data()[i]);
                 }
             }
             case OnnxTypes.FLOAT16, OnnxTypes.BFLOAT16 -> {
                 // Stored as their 16 bits, one element per int32_data entry.
-                check(t.int32Data().length, count, "int32_data", t, source, where);
                 for (int i = 0; i < count; i++) {
                     dst.setAtIndex(ValueLayout.JAVA_SHORT_UNALIGNED, i, (short) t.int32Data()[i]);
                 }
             }
             case OnnxTypes.INT8, OnnxTypes.UINT8, OnnxTypes.BOOL, OnnxTypes.FLOAT8E4M3FN, OnnxTypes.FLOAT8E5M2 -> {
-                check(t.int32Data().length, count, "int32_data", t, source, where);
                 for (int i = 0; i < count; i++) {
                     out[i] = (byte) t.int32Data()[i];
                 }
             }
             case OnnxTypes.INT4, OnnxTypes.UINT4 -> {
                 // Two elements per int32_data entry (low nibble first), as in raw_data.
-                check(t.int32Data().length, (count + 1) / 2, "int32_data", t, source, where);
                 for (int i = 0; i < out.length; i++) {
                     out[i] = (byte) t.int32Data()[i];
                 }
@@ -101,10 +113,36 @@ public final class TensorValues {
         return new OnnxTensor(t.name(), dt, t.dims(), out);
     }
 
-    private static void check(int have, int expected, String field, TensorProto t, String source, String where) {
+    /** The typed data field this element type uses must hold exactly the values the dims call for. */
+    private static void checkStored(TensorProto t, int count, String what) {
+        String field;
+        int have;
+        int expected = count;
+        switch (t.dataType()) {
+            case OnnxTypes.FLOAT -> {
+                field = "float_data";
+                have = t.floatData().length;
+            }
+            case OnnxTypes.INT64 -> {
+                field = "int64_data";
+                have = t.int64Data().length;
+            }
+            case OnnxTypes.INT4, OnnxTypes.UINT4 -> {
+                // Two elements per int32_data entry (low nibble first), as in raw_data.
+                field = "int32_data";
+                have = t.int32Data().length;
+                expected = (count + 1) / 2;
+            }
+            case OnnxTypes.INT32, OnnxTypes.FLOAT16, OnnxTypes.BFLOAT16, OnnxTypes.INT8, OnnxTypes.UINT8, OnnxTypes.BOOL,
+                    OnnxTypes.FLOAT8E4M3FN, OnnxTypes.FLOAT8E5M2 -> {
+                field = "int32_data";
+                have = t.int32Data().length;
+            }
+            default -> throw new IllegalStateException("no decoding for " + OnnxTypes.name(t.dataType()));
+        }
         if (have != expected) {
-            throw new OnnxImportException(source + ": " + where + " " + OnnxTypes.name(t.dataType())
-                    + dimsText(t.dims()) + " has " + have + " values in " + field + "; expected " + expected);
+            throw new OnnxImportException(what + " has " + count + " elements but " + have + " values in " + field
+                    + "; expected " + expected);
         }
     }
 

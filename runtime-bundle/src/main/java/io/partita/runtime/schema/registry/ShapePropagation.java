@@ -42,7 +42,16 @@ public final class ShapePropagation {
                 tensors.putIfAbsent(t.id(), t);
             }
             Op withInputs = b.build();
-            List<LogicalTensor> outs = OpSchemas.of(op).inferOutputs(withInputs, ins, values);
+            List<LogicalTensor> outs;
+            try {
+                outs = OpSchemas.of(op).inferOutputs(withInputs, ins, values);
+            } catch (InvalidGraphException e) {
+                if (e.opId().isPresent()) {
+                    throw e;
+                }
+                // e.g. inferred dims whose size overflows: the tensor alone cannot say which op made it
+                throw new InvalidGraphException(op.id(), op.describe() + ": " + e.getMessage());
+            }
             for (int i = 0; i < outs.size(); i++) {
                 LogicalTensor o = outs.get(i);
                 LogicalTensor prev = tensors.get(o.id());

@@ -45,16 +45,17 @@ public final class PatternMatcher {
             }
             LinkedHashSet<Long> ids = new LinkedHashSet<>();
             ids.add(op.id());
-            String pattern = name(op.kind());
+            // A builder: a chain can be tens of thousands of ops long, and += would copy the name each time.
+            StringBuilder pattern = new StringBuilder(name(op.kind()));
             if (policy == PartitionPolicy.FUSION && (CHAIN_BASES.contains(op.kind()) || Activation.SUPPORTED.contains(op.kind()))) {
                 List<Op> chain = chain(g, op, taken, implemented);
                 for (Op c : chain) {
                     ids.add(c.id());
-                    pattern += "_" + name(c.kind());
+                    pattern.append('_').append(name(c.kind()));
                 }
             }
             taken.addAll(ids);
-            claims.add(new Claim(ids, pattern));
+            claims.add(new Claim(ids, pattern.toString()));
         }
         return claims;
     }
