@@ -32,9 +32,12 @@ public interface GraphRuntime {
      * now and for backends that arrive later. A backend's own configuration set afterwards wins
      * for that backend (the latest setting wins).
      *
-     * @throws InvalidArgumentException when {@code threads} is not from 1 to 1024
+     * @throws InvalidArgumentException when {@code threads} is not from 1 to {@value #MAX_THREADS}
      */
     void setThreads(int threads);
+
+    /** The largest thread count {@link #setThreads} accepts. */
+    int MAX_THREADS = 1024;
 
     /** The rules of every op kind this runtime accepts. */
     OpSchemaRegistry opSchemas();

@@ -44,24 +44,74 @@ public final class PartitaLauncher {
     private PartitaLauncher() {
     }
 
+    /** The running container, for the shutdown hook. */
+    private static volatile Framework framework;
+
     public static void main(String[] args) throws Exception {
         // SPI Fly reports every woven provider through java.util.logging at INFO: not for users.
         SPIFLY_LOG.setLevel(java.util.logging.Level.WARNING);
         Path home = Paths.get(System.getProperty("partita.home", ".")).toAbsolutePath().normalize();
         boolean shell = args.length > 0 && "shell".equals(args[0]);
         int code;
+        FelixStorage storage = null;
         try {
-            code = shell ? shell(home) : command(home, args);
+            storage = createStorage();
+            code = shell ? shell(home, storage) : command(home, storage, args);
         } catch (LaunchException e) {
             System.err.println("partita: " + e.getMessage());
             code = 3;
+        } finally {
+            if (storage != null) {
+                deleteQuietly(storage);
+            }
         }
         System.out.flush();
         System.exit(code);
     }
 
-    private static int shell(Path home) throws Exception {
-        Framework fw = start(home, true);
+    /**
+     * Removes the storage of launchers that died without removing theirs, creates this one's, and
+     * registers a shutdown hook that removes it after the container stopped however the JVM ends
+     * (Ctrl-C, a gogo {@code exit}, System.exit from a bundle); main removes it too on a normal return.
+     */
+    private static FelixStorage createStorage() throws LaunchException {
+        Path tmp = Paths.get(System.getProperty("java.io.tmpdir"));
+        List<String> problems = new ArrayList<>();
+        FelixStorage.deleteStale(tmp, problems);
+        for (String p : problems) {
+            System.err.println("partita: warning: " + p);
+        }
+        FelixStorage storage;
+        try {
+            storage = FelixStorage.create(tmp);
+        } catch (IOException e) {
+            throw new LaunchException("cannot create the container's storage in " + tmp + ": " + e.getMessage());
+        }
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            Framework fw = framework;
+            if (fw != null && (fw.getState() & (Bundle.STARTING | Bundle.ACTIVE | Bundle.STOPPING)) != 0) {
+                try {
+                    fw.stop();
+                    fw.waitForStop(TimeUnit.SECONDS.toMillis(10));
+                } catch (BundleException | InterruptedException | RuntimeException e) {
+                    // Exiting anyway: delete what can be deleted; the next launcher takes the rest.
+                }
+            }
+            deleteQuietly(storage);
+        }, "partita-storage-cleanup"));
+        return storage;
+    }
+
+    private static void deleteQuietly(FelixStorage storage) {
+        try {
+            storage.delete();
+        } catch (IOException | RuntimeException e) {
+            System.err.println("partita: warning: could not remove the container's storage " + storage.path() + ": " + e);
+        }
+    }
+
+    private static int shell(Path home, FelixStorage storage) throws Exception {
+        Framework fw = start(home, storage, true);
         // The shell starts once the commands are registered, so input piped in finds them.
         awaitCli(fw.getBundleContext(), home);
         awaitBackends(fw.getBundleContext());
@@ -137,8 +187,8 @@ public final class PartitaLauncher {
         return false;
     }
 
-    private static int command(Path home, String[] args) throws Exception {
-        Framework fw = start(home, false);
+    private static int command(Path home, FelixStorage storage, String[] args) throws Exception {
+        Framework fw = start(home, storage, false);
         try {
             ToIntFunction<String[]> cli = awaitCli(fw.getBundleContext(), home);
             awaitBackends(fw.getBundleContext());
@@ -149,15 +199,13 @@ public final class PartitaLauncher {
         }
     }
 
-    private static Framework start(Path home, boolean interactive) throws Exception {
+    private static Framework start(Path home, FelixStorage storage, boolean interactive) throws Exception {
         Path bundles = home.resolve("bundle");
         if (!Files.isDirectory(bundles)) {
             throw new LaunchException("no bundle directory at " + bundles + "; set partita.home to the distribution");
         }
-        Path storage = Files.createTempDirectory("partita-felix-");
-        storage.toFile().deleteOnExit();
         Map<String, String> config = new HashMap<>();
-        config.put(Constants.FRAMEWORK_STORAGE, storage.toString());
+        config.put(Constants.FRAMEWORK_STORAGE, storage.path().toString());
         config.put(Constants.FRAMEWORK_STORAGE_CLEAN, Constants.FRAMEWORK_STORAGE_CLEAN_ONFIRSTINIT);
         // The Vector API lives in an incubator module; backends import it from the system bundle.
         config.put(Constants.FRAMEWORK_SYSTEMPACKAGES_EXTRA, "jdk.incubator.vector");
@@ -180,6 +228,7 @@ public final class PartitaLauncher {
                 .orElseThrow(() -> new LaunchException("no OSGi framework on the class path (lib/felix.jar)"));
         Framework fw = factory.newFramework(config);
         fw.init();
+        framework = fw;
         List<Bundle> installed = new ArrayList<>();
         for (Path jar : jars(bundles)) {
             if (!interactive && jar.getFileName().toString().startsWith("org.apache.felix.gogo.shell")) {

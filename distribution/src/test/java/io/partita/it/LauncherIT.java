@@ -75,6 +75,12 @@ public class LauncherIT {
         Run option = partita(null, "run", example("mlp.json").toString(), "--policy", "greedy");
         assertEquals(option.out, 2, option.code);
         assertTrue(option.out, option.out.contains("'greedy' is not a policy; expected fusion or debug"));
+        for (String threads : new String[] {"100000", "0"}) {
+            Run t = partita(null, "run", example("mlp.json").toString(), "--threads", threads);
+            assertEquals(t.out, 2, t.code);
+            assertTrue(t.out, t.out.contains("partita: --threads " + threads + " is out of range; expected 1 to 1024"));
+            assertTrue(t.out, !t.out.contains("graph:")); // refused before the graph is loaded
+        }
     }
 
     @Test

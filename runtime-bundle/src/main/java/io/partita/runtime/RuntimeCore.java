@@ -182,8 +182,8 @@ public final class RuntimeCore implements GraphRuntime {
 
     @Override
     public synchronized void setThreads(int count) {
-        if (count < 1 || count > 1024) {
-            throw new InvalidArgumentException("thread count " + count + " is out of range; expected 1 to 1024");
+        if (count < 1 || count > MAX_THREADS) {
+            throw new InvalidArgumentException("thread count " + count + " is out of range; expected 1 to " + MAX_THREADS);
         }
         threads = count;
         for (BackendHandle h : backends) {

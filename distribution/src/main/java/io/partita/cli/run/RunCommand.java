@@ -76,8 +76,10 @@ public final class RunCommand implements Callable<Integer> {
             out.println("partita: --iterations must be >= 0, got " + iterations);
             return 2;
         }
-        if (threads != null && threads < 1) {
-            out.println("partita: --threads must be >= 1, got " + threads);
+        // Checked before anything is loaded or set: setThreads refuses the same range, but a bad
+        // option must not get as far as touching the runtime.
+        if (threads != null && (threads < 1 || threads > GraphRuntime.MAX_THREADS)) {
+            out.println("partita: --threads " + threads + " is out of range; expected 1 to " + GraphRuntime.MAX_THREADS);
             return 2;
         }
         try {

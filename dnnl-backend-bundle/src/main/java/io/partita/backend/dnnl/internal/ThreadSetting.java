@@ -8,7 +8,7 @@ package io.partita.backend.dnnl.internal;
  */
 public final class ThreadSetting {
     public static final String ENV = "PARTITA_DNNL_THREADS";
-    static final int MAX = 1024;
+    static final int MAX = io.partita.graph.GraphRuntime.MAX_THREADS;
 
     private ThreadSetting() {
     }
