@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import io.partita.cache.KernelCreationException;
 import io.partita.graph.BackendUnavailableException;
 import io.partita.graph.CompiledPartition;
 import io.partita.graph.Engine;
@@ -18,11 +19,10 @@ import io.partita.graph.InvalidGraphException;
 import io.partita.graph.LayoutType;
 import io.partita.graph.LogicalTensor;
 import io.partita.graph.Op;
-import io.partita.graph.Partition;
 import io.partita.graph.PartitaException;
+import io.partita.graph.Partition;
 import io.partita.runtime.schema.Dims;
 import io.partita.runtime.schema.registry.ShapePropagation;
-import io.partita.cache.KernelCreationException;
 import io.partita.spi.Kernel;
 
 /** A claimed set of ops with its boundary tensors; compiles through its backend. */

@@ -26,8 +26,8 @@ import io.partita.graph.FpMathMode;
 import io.partita.graph.Graph;
 import io.partita.graph.GraphRuntime;
 import io.partita.graph.InvalidArgumentException;
-import io.partita.graph.PartitionPolicy;
 import io.partita.graph.OpSchemaRegistry;
+import io.partita.graph.PartitionPolicy;
 import io.partita.runtime.schema.registry.OpSchemas;
 import io.partita.spi.Backend;
 

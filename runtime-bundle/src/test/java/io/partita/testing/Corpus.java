@@ -9,9 +9,9 @@ import java.util.List;
 import java.util.stream.Stream;
 
 import io.partita.graph.DataType;
+import io.partita.graph.GraphDescription;
 import io.partita.graph.LogicalTensor;
 import io.partita.graph.Op;
-import io.partita.graph.GraphDescription;
 
 /** The external corpus under testdata/corpus (see its README). */
 public final class Corpus {

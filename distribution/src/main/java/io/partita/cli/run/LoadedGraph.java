@@ -6,15 +6,15 @@ import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Map;
 
-import io.partita.graph.Engine;
-import io.partita.graph.Graph;
-import io.partita.graph.GraphRuntime;
-import io.partita.graph.PartitaException;
-import io.partita.graph.Tensor;
-import io.partita.graph.GraphDescription;
 import io.partita.formats.json.GraphJson;
 import io.partita.formats.onnx.OnnxModel;
 import io.partita.formats.onnx.OnnxModels;
+import io.partita.graph.Engine;
+import io.partita.graph.Graph;
+import io.partita.graph.GraphDescription;
+import io.partita.graph.GraphRuntime;
+import io.partita.graph.PartitaException;
+import io.partita.graph.Tensor;
 
 /**
  * A graph file loaded, validated and finalized on a runtime: oneDNN graph JSON, or an ONNX model

@@ -17,9 +17,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 import io.partita.cache.CacheManager;
 import io.partita.cli.PartitaCommand;
+import io.partita.formats.json.GraphJson;
 import io.partita.graph.GraphRuntime;
 import io.partita.graph.PartitionPolicy;
-import io.partita.formats.json.GraphJson;
 import io.partita.testkit.onnx.OnnxConformance;
 
 /**

@@ -18,13 +18,13 @@ import io.partita.graph.AttrValue;
 import io.partita.graph.DataType;
 import io.partita.graph.EngineKind;
 import io.partita.graph.FpMathMode;
+import io.partita.graph.GraphDescription;
 import io.partita.graph.InvalidGraphException;
 import io.partita.graph.LayoutType;
 import io.partita.graph.LogicalTensor;
 import io.partita.graph.Op;
 import io.partita.graph.OpKind;
 import io.partita.graph.PropertyType;
-import io.partita.graph.GraphDescription;
 
 /** Parses oneDNN graph JSON with precise, located error messages. */
 final class GraphJsonReader {

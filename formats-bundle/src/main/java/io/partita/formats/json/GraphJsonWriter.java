@@ -10,10 +10,10 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
 
 import io.partita.graph.AttrValue;
+import io.partita.graph.GraphDescription;
 import io.partita.graph.LayoutType;
 import io.partita.graph.LogicalTensor;
 import io.partita.graph.Op;
-import io.partita.graph.GraphDescription;
 
 /** Writes oneDNN graph JSON, field for field as oneDNN's dump does. */
 final class GraphJsonWriter {

@@ -6,11 +6,11 @@ import java.util.List;
 import java.util.Map;
 
 import io.partita.graph.Engine;
+import io.partita.graph.GraphDescription;
 import io.partita.graph.LogicalTensor;
 import io.partita.graph.OpKind;
 import io.partita.graph.PropertyType;
 import io.partita.graph.Tensor;
-import io.partita.graph.GraphDescription;
 
 /**
  * An imported ONNX model.

@@ -5,12 +5,12 @@ import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 
 import io.partita.graph.DataType;
+import io.partita.graph.ElementCodec;
 import io.partita.graph.Engine;
 import io.partita.graph.LayoutType;
 import io.partita.graph.LogicalTensor;
 import io.partita.graph.PropertyType;
 import io.partita.graph.Tensor;
-import io.partita.graph.ElementCodec;
 
 /**
  * A tensor value from an ONNX file (an initializer, a {@code Constant} node, a test data set's

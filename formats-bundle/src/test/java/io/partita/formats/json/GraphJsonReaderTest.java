@@ -10,13 +10,13 @@ import java.nio.charset.StandardCharsets;
 
 import org.junit.jupiter.api.Test;
 
+import io.partita.formats.json.GraphFormatException;
+import io.partita.formats.json.GraphJson;
 import io.partita.graph.AttrValue;
+import io.partita.graph.GraphDescription;
 import io.partita.graph.LogicalTensor;
 import io.partita.graph.OpKind;
 import io.partita.graph.PropertyType;
-import io.partita.graph.GraphDescription;
-import io.partita.formats.json.GraphFormatException;
-import io.partita.formats.json.GraphJson;
 
 /** Malformed graph files are refused with the file, the place and the expected form. */
 class GraphJsonReaderTest {

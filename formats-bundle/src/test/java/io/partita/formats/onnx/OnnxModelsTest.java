@@ -33,11 +33,11 @@ import io.partita.graph.GraphRuntime;
 import io.partita.graph.LogicalTensor;
 import io.partita.graph.Op;
 import io.partita.graph.OpKind;
+import io.partita.graph.OpSchemaRegistry;
 import io.partita.graph.PartitionPolicy;
 import io.partita.graph.PropertyType;
 import io.partita.graph.Stream;
 import io.partita.graph.Tensor;
-import io.partita.graph.OpSchemaRegistry;
 import io.partita.testing.Corpus;
 
 class OnnxModelsTest {

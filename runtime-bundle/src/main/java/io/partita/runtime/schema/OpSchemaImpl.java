@@ -16,10 +16,10 @@ import io.partita.graph.InvalidGraphException;
 import io.partita.graph.LogicalTensor;
 import io.partita.graph.Op;
 import io.partita.graph.OpKind;
-import io.partita.graph.OpSchema;
 import io.partita.graph.OpSchema.AttrSpec;
 import io.partita.graph.OpSchema.Port;
 import io.partita.graph.OpSchema.ValueDomain;
+import io.partita.graph.OpSchema;
 
 /**
  * The rules of one op kind: ports (arity, data types), attributes (names, types, defaults,

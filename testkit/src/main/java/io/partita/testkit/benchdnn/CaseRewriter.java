@@ -14,15 +14,15 @@ import io.partita.graph.AttrType;
 import io.partita.graph.AttrValue;
 import io.partita.graph.DataType;
 import io.partita.graph.FpMathMode;
+import io.partita.graph.GraphDescription;
 import io.partita.graph.LayoutType;
 import io.partita.graph.LogicalTensor;
 import io.partita.graph.Op;
 import io.partita.graph.OpKind;
-import io.partita.graph.PropertyType;
-import io.partita.graph.GraphDescription;
 import io.partita.graph.OpSchema.AttrSpec;
 import io.partita.graph.OpSchema;
 import io.partita.graph.OpSchemaRegistry;
+import io.partita.graph.PropertyType;
 
 /**
  * Applies a case line's knobs to a graph the way benchdnn's graph driver does. Comma-separated

@@ -6,9 +6,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
+import io.partita.formats.json.GraphJson;
 import io.partita.graph.CompiledGraph;
 import io.partita.graph.Engine;
 import io.partita.graph.Graph;
+import io.partita.graph.GraphDescription;
 import io.partita.graph.GraphRuntime;
 import io.partita.graph.InvalidArgumentException;
 import io.partita.graph.InvalidGraphException;
@@ -21,8 +23,6 @@ import io.partita.graph.Tensor;
 import io.partita.graph.UnsupportedFeatureException;
 import io.partita.testkit.check.OutputComparison;
 import io.partita.testkit.check.RandomInputs;
-import io.partita.graph.GraphDescription;
-import io.partita.formats.json.GraphJson;
 
 /**
  * Runs case lines: expands each into its variants, partitions (FUSION), compiles and executes

@@ -12,12 +12,12 @@ import io.partita.graph.Graph;
 import io.partita.graph.LogicalTensor;
 import io.partita.graph.Op;
 import io.partita.graph.OpKind;
-import io.partita.graph.Tensor;
-import io.partita.graph.UnsupportedFeatureException;
-import io.partita.graph.OpSchema;
-import io.partita.graph.OpSchemaRegistry;
 import io.partita.graph.OpSchema.Port;
 import io.partita.graph.OpSchema.ValueDomain;
+import io.partita.graph.OpSchema;
+import io.partita.graph.OpSchemaRegistry;
+import io.partita.graph.Tensor;
+import io.partita.graph.UnsupportedFeatureException;
 
 /**
  * Seeded random values for graph inputs, drawn from what each consuming op port expects (a

@@ -24,10 +24,10 @@ import io.partita.graph.Graph;
 import io.partita.graph.GraphDescription;
 import io.partita.graph.GraphRuntime;
 import io.partita.graph.InvalidGraphException;
+import io.partita.graph.OpSchemaRegistry;
 import io.partita.graph.PartitionPolicy;
 import io.partita.graph.Tensor;
 import io.partita.graph.UnsupportedFeatureException;
-import io.partita.graph.OpSchemaRegistry;
 import io.partita.testing.Corpus;
 import io.partita.testkit.check.RandomInputs;
 

@@ -22,8 +22,8 @@ import io.partita.graph.GraphRuntime;
 import io.partita.graph.LogicalTensor;
 import io.partita.graph.Op;
 import io.partita.graph.OpKind;
-import io.partita.graph.PropertyType;
 import io.partita.graph.OpSchemaRegistry;
+import io.partita.graph.PropertyType;
 
 /** benchdnn knobs rewrite graphs as the graph driver documents; bad knobs are named. */
 class CaseRewriterTest {

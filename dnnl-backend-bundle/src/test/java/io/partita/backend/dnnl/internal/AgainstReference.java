@@ -13,11 +13,11 @@ import io.partita.graph.Engine;
 import io.partita.graph.EngineKind;
 import io.partita.graph.Graph;
 import io.partita.graph.GraphRuntime;
+import io.partita.graph.OpSchemaRegistry;
 import io.partita.graph.Partition;
 import io.partita.graph.PartitionPolicy;
 import io.partita.graph.Stream;
 import io.partita.graph.Tensor;
-import io.partita.graph.OpSchemaRegistry;
 import io.partita.testkit.check.OutputComparison;
 import io.partita.testkit.check.RandomInputs;
 

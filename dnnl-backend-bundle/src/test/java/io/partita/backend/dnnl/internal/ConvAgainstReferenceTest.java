@@ -28,11 +28,11 @@ import io.partita.graph.LayoutType;
 import io.partita.graph.LogicalTensor;
 import io.partita.graph.Op;
 import io.partita.graph.OpKind;
+import io.partita.graph.OpSchemaRegistry;
 import io.partita.graph.Partition;
 import io.partita.graph.PartitionPolicy;
 import io.partita.graph.PropertyType;
 import io.partita.graph.Tensor;
-import io.partita.graph.OpSchemaRegistry;
 import io.partita.testkit.check.OutputComparison;
 import io.partita.testkit.check.RandomInputs;
 

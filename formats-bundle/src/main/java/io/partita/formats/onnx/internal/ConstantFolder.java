@@ -4,8 +4,8 @@ import java.util.Arrays;
 import java.util.function.DoubleBinaryOperator;
 import java.util.function.DoubleUnaryOperator;
 
-import io.partita.graph.DataType;
 import io.partita.formats.onnx.OnnxTensor;
+import io.partita.graph.DataType;
 
 /**
  * Evaluates at import the nodes whose inputs are all constant and whose result is a small shape

@@ -3,10 +3,9 @@ package io.partita.formats.onnx.internal;
 import java.util.List;
 import java.util.Map;
 
-import io.partita.graph.DataType;
+import io.partita.formats.onnx.OnnxTensor;
 import io.partita.graph.LogicalTensor;
 import io.partita.graph.OpKind;
-import io.partita.formats.onnx.OnnxTensor;
 
 /**
  * Elementwise ops. ONNX's multidirectional broadcasting is numpy's, which is oneDNN's

@@ -10,13 +10,6 @@ import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import io.partita.graph.DataType;
-import io.partita.graph.EngineKind;
-import io.partita.graph.FpMathMode;
-import io.partita.graph.LogicalTensor;
-import io.partita.graph.OpKind;
-import io.partita.graph.GraphDescription;
-import io.partita.graph.OpSchemaRegistry;
 import io.partita.formats.json.GraphJson;
 import io.partita.formats.onnx.OnnxImportException;
 import io.partita.formats.onnx.OnnxModel;
@@ -29,6 +22,13 @@ import io.partita.formats.onnx.internal.proto.ModelProto;
 import io.partita.formats.onnx.internal.proto.NodeProto;
 import io.partita.formats.onnx.internal.proto.TensorProto;
 import io.partita.formats.onnx.internal.proto.ValueInfoProto;
+import io.partita.graph.DataType;
+import io.partita.graph.EngineKind;
+import io.partita.graph.FpMathMode;
+import io.partita.graph.GraphDescription;
+import io.partita.graph.LogicalTensor;
+import io.partita.graph.OpKind;
+import io.partita.graph.OpSchemaRegistry;
 
 /**
  * Translates a decoded ONNX model into a graph description: graph inputs, initializers (constant

@@ -10,20 +10,20 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
 
+import io.partita.formats.onnx.OnnxImportException;
+import io.partita.formats.onnx.OnnxTensor;
+import io.partita.formats.onnx.UnsupportedOnnxException;
+import io.partita.formats.onnx.internal.proto.AttributeProto;
+import io.partita.formats.onnx.internal.proto.NodeProto;
 import io.partita.graph.DataType;
 import io.partita.graph.InvalidGraphException;
 import io.partita.graph.LogicalTensor;
 import io.partita.graph.Op;
 import io.partita.graph.OpKind;
-import io.partita.graph.PropertyType;
-import io.partita.formats.onnx.OnnxImportException;
-import io.partita.formats.onnx.OnnxTensor;
-import io.partita.formats.onnx.UnsupportedOnnxException;
+import io.partita.graph.OpSchema.Port;
 import io.partita.graph.OpSchema;
 import io.partita.graph.OpSchemaRegistry;
-import io.partita.graph.OpSchema.Port;
-import io.partita.formats.onnx.internal.proto.AttributeProto;
-import io.partita.formats.onnx.internal.proto.NodeProto;
+import io.partita.graph.PropertyType;
 
 /**
  * The state of one import: ONNX value names bound to logical tensors or constant values, the ops

@@ -5,10 +5,10 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
+import io.partita.formats.onnx.OnnxTensor;
 import io.partita.graph.DataType;
 import io.partita.graph.LogicalTensor;
 import io.partita.graph.OpKind;
-import io.partita.formats.onnx.OnnxTensor;
 
 /** Pooling, normalization, softmax and reductions. */
 final class PoolNormTranslators {

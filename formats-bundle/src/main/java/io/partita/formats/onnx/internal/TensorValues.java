@@ -3,11 +3,11 @@ package io.partita.formats.onnx.internal;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
-import io.partita.graph.DataType;
 import io.partita.formats.onnx.OnnxImportException;
 import io.partita.formats.onnx.OnnxTensor;
 import io.partita.formats.onnx.UnsupportedOnnxException;
 import io.partita.formats.onnx.internal.proto.TensorProto;
+import io.partita.graph.DataType;
 
 /**
  * Turns a decoded TensorProto into an {@link OnnxTensor}: picks the data field the element type

@@ -8,11 +8,11 @@ import io.partita.graph.AttrType;
 import io.partita.graph.DataType;
 import io.partita.graph.LogicalTensor;
 import io.partita.graph.OpKind;
+import io.partita.graph.OpSchema.ValueDomain;
 import io.partita.runtime.schema.Dims;
 import io.partita.runtime.schema.OpSchemaImpl;
 import io.partita.runtime.schema.ShapeContext;
 import io.partita.runtime.schema.ShapeRules;
-import io.partita.graph.OpSchema.ValueDomain;
 
 /**
  * Binary elementwise ops with broadcasting, and their relatives: comparison (GreaterEqual),

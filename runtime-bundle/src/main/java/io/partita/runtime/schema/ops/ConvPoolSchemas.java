@@ -18,8 +18,8 @@ import io.partita.graph.InvalidGraphException;
 import io.partita.graph.Op;
 import io.partita.graph.OpKind;
 import io.partita.graph.OpSchema.AttrSpec;
-import io.partita.runtime.schema.OpSchemaImpl;
 import io.partita.graph.OpSchema.ValueDomain;
+import io.partita.runtime.schema.OpSchemaImpl;
 
 /**
  * Convolution, transposed convolution, pooling and interpolation (forward and backward).

@@ -13,11 +13,11 @@ import io.partita.graph.DataType;
 import io.partita.graph.InvalidGraphException;
 import io.partita.graph.Op;
 import io.partita.graph.OpKind;
+import io.partita.graph.OpSchema.ValueDomain;
 import io.partita.runtime.schema.Dims;
 import io.partita.runtime.schema.OpSchemaImpl;
 import io.partita.runtime.schema.ShapeContext;
 import io.partita.runtime.schema.ShapeRules;
-import io.partita.graph.OpSchema.ValueDomain;
 
 /**
  * Reshapes, transposes, concatenation, reorders, type casts, dropout, index generation and graph

@@ -10,10 +10,10 @@ import io.partita.graph.DataType;
 import io.partita.graph.InvalidGraphException;
 import io.partita.graph.Op;
 import io.partita.graph.OpKind;
+import io.partita.graph.OpSchema.ValueDomain;
 import io.partita.runtime.schema.Dims;
 import io.partita.runtime.schema.OpSchemaImpl;
 import io.partita.runtime.schema.ShapeContext;
-import io.partita.graph.OpSchema.ValueDomain;
 
 /**
  * ReduceL1, ReduceL2, ReduceMax, ReduceMean, ReduceMin, ReduceProd and ReduceSum: the axes come

@@ -13,8 +13,8 @@ import java.util.function.Function;
 
 import org.junit.jupiter.api.Test;
 
-import io.partita.backend.reference.kernel.RefContext;
 import io.partita.backend.reference.RefOps;
+import io.partita.backend.reference.kernel.RefContext;
 import io.partita.backend.reference.kernel.RefTensor;
 import io.partita.graph.DataType;
 import io.partita.graph.LogicalTensor;

@@ -22,10 +22,10 @@ import io.partita.graph.InvalidGraphException;
 import io.partita.graph.LogicalTensor;
 import io.partita.graph.Op;
 import io.partita.graph.OpKind;
-import io.partita.runtime.schema.OpSchemaImpl;
-import io.partita.runtime.schema.registry.OpSchemas;
 import io.partita.graph.OpSchema.Port;
 import io.partita.graph.OpSchema.ValueDomain;
+import io.partita.runtime.schema.OpSchemaImpl;
+import io.partita.runtime.schema.registry.OpSchemas;
 import io.partita.testing.OpRunner;
 
 /** Schemas of the data-movement family: attributes, types, arity, shape inference, errors. */

@@ -26,9 +26,9 @@ import io.partita.graph.LogicalTensor;
 import io.partita.graph.Op;
 import io.partita.graph.OpKind;
 import io.partita.graph.OpSchema.AttrSpec;
+import io.partita.graph.OpSchema.ValueDomain;
 import io.partita.runtime.schema.OpSchemaImpl;
 import io.partita.runtime.schema.registry.OpSchemas;
-import io.partita.graph.OpSchema.ValueDomain;
 
 class EltwiseSchemasTest {
     static final List<OpKind> FORWARD = List.of(OpKind.Abs, OpKind.Clamp, OpKind.Elu, OpKind.Exp, OpKind.GELU,

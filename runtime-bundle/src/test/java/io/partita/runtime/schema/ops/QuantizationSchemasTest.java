@@ -16,8 +16,8 @@ import io.partita.graph.DataType;
 import io.partita.graph.LogicalTensor;
 import io.partita.graph.Op;
 import io.partita.graph.OpKind;
-import io.partita.runtime.schema.registry.OpSchemas;
 import io.partita.graph.OpSchema.ValueDomain;
+import io.partita.runtime.schema.registry.OpSchemas;
 import io.partita.testing.OpRunner;
 
 /** Quantize, Dequantize, DynamicQuantize, DynamicDequantize schemas. */

@@ -12,8 +12,8 @@ import org.osgi.service.metatype.annotations.Designate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import io.partita.backend.dnnl.internal.ThreadSetting;
 import io.partita.backend.dnnl.internal.DnnlBackend;
+import io.partita.backend.dnnl.internal.ThreadSetting;
 import io.partita.cache.CacheManager;
 import io.partita.graph.EngineKind;
 import io.partita.graph.PartitionPolicy;
