@@ -43,8 +43,8 @@ public interface GraphRuntime {
     OpSchemaRegistry opSchemas();
 
     /**
-     * A runtime with only the reference backend, sharing nothing with this one but the op rules:
-     * the oracle other backends are checked against.
+     * A runtime with only the reference backend and the same op rules and caches (entries are
+     * keyed by backend, so nothing is mixed up): the oracle other backends are checked against.
      */
     GraphRuntime reference();
 
