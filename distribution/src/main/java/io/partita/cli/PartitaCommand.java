@@ -2,6 +2,7 @@ package io.partita.cli;
 
 import java.io.PrintStream;
 import java.io.PrintWriter;
+import java.util.List;
 
 import io.partita.cache.CacheManager;
 import io.partita.cli.run.BackendsCommand;
@@ -14,6 +15,7 @@ import io.partita.cli.run.RunCommand;
 import io.partita.graph.GraphRuntime;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /** The root of the command tree ({@code partita run|partitions|backends|shell}). */
 @Command(name = "partita", mixinStandardHelpOptions = true, version = "Partita 0.1.0",
@@ -32,6 +34,11 @@ public final class PartitaCommand implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
+    /** Read from the parse result by the error handlers (it is inherited by every subcommand). */
+    @Option(names = "--verbose", scope = CommandLine.ScopeType.INHERIT,
+            description = "more output: the stack trace of an error; conformance and harness: one line per test or variant")
+    boolean verbose;
+
     @Override
     public void run() {
         spec.commandLine().usage(spec.commandLine().getOut());
@@ -43,11 +50,36 @@ public final class PartitaCommand implements Runnable {
         CommandLine cl = new CommandLine(new PartitaCommand(), new CommandFactory(runtime, caches, out));
         cl.setOut(new PrintWriter(out, true));
         cl.setErr(new PrintWriter(err, true));
-        cl.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
-            err.println("partita: " + e.getMessage());
-            return RUNTIME_ERROR;
+        cl.setExecutionExceptionHandler((e, commandLine, parseResult) ->
+                CliErrors.report(e, verbose(parseResult), err));
+        // A mistyped option gets one line and a pointer to the help, not the whole usage text.
+        cl.setParameterExceptionHandler((e, args1) -> {
+            CommandLine.Model.CommandSpec where = e.getCommandLine().getCommandSpec();
+            err.println("partita: " + CliErrors.message(e) + " (see '" + where.qualifiedName() + " --help')");
+            if (List.of(args1).contains("--verbose")) {
+                e.printStackTrace(err);
+            }
+            return BAD_INPUT;
         });
-        return cl.execute(args);
+        try {
+            return cl.execute(args);
+        } catch (Error e) {
+            // picocli rethrows Errors; an OutOfMemoryError must still end as one line (and the
+            // memory it held is free again once the stack unwound to here).
+            if (e instanceof OutOfMemoryError || e instanceof StackOverflowError) {
+                return CliErrors.report(e, List.of(args).contains("--verbose"), err);
+            }
+            throw e;
+        }
+    }
+
+    private static boolean verbose(CommandLine.ParseResult result) {
+        for (CommandLine.ParseResult r = result; r != null; r = r.subcommand()) {
+            if (r.hasMatchedOption("--verbose")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Creates subcommands with the runtime and output stream they need. */

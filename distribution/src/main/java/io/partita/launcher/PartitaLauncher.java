@@ -24,6 +24,8 @@ import org.osgi.framework.wiring.BundleRevision;
 import org.osgi.framework.launch.FrameworkFactory;
 import org.osgi.util.tracker.ServiceTracker;
 
+import io.partita.cli.config.FileInstallProblems;
+
 /**
  * Starts the Partita Felix container from the plain class path. {@code partita shell} runs the
  * interactive Gogo shell; every other command starts the container without a shell, hands the
@@ -40,6 +42,8 @@ public final class PartitaLauncher {
 
     /** Held so the level set on it is not lost to garbage collection. */
     private static final java.util.logging.Logger SPIFLY_LOG = java.util.logging.Logger.getLogger("org.apache.aries.spifly");
+    /** FileInstall's java.util.logging logger ({@code felix.fileinstall.log.default=jul}). */
+    private static final java.util.logging.Logger FILEINSTALL_LOG = java.util.logging.Logger.getLogger("fileinstall");
 
     private PartitaLauncher() {
     }
@@ -50,6 +54,7 @@ public final class PartitaLauncher {
     public static void main(String[] args) throws Exception {
         // SPI Fly reports every woven provider through java.util.logging at INFO: not for users.
         SPIFLY_LOG.setLevel(java.util.logging.Level.WARNING);
+        FileInstallProblems.reportOnStderr(FILEINSTALL_LOG);
         Path home = Paths.get(System.getProperty("partita.home", ".")).toAbsolutePath().normalize();
         boolean shell = args.length > 0 && "shell".equals(args[0]);
         int code;
@@ -213,6 +218,9 @@ public final class PartitaLauncher {
         config.put("felix.fileinstall.poll", "500");
         config.put("felix.fileinstall.noInitialDelay", "true");
         config.put("felix.fileinstall.log.level", "2");
+        // Through java.util.logging, where the launcher turns a .cfg file FileInstall cannot read into
+        // one line on stderr (its default prints a stack trace, or nothing once a LogService is up).
+        config.put("felix.fileinstall.log.default", "jul");
         config.put("felix.fileinstall.filter", ".*\\.(cfg|config)");
         // The .cfg files belong to the operator: FileInstall must not write configurations back into
         // them (its write-back races with edits and can undo a change made moments later).

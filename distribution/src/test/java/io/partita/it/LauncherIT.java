@@ -75,11 +75,37 @@ public class LauncherIT {
         Run option = partita(null, "run", example("mlp.json").toString(), "--policy", "greedy");
         assertEquals(option.out, 2, option.code);
         assertTrue(option.out, option.out.contains("'greedy' is not a policy; expected fusion or debug"));
+        // Fails within milliseconds of the container start, while the DNNL warm-up still runs: the
+        // warm-up must end with its bundle instead of loading classes through a stopped one.
+        Path unknownRank = Files.createTempFile("rank", ".json");
+        Files.writeString(unknownRank, Files.readString(example("mlp.json"))
+                .replaceFirst("\\[\\s*64,\\s*784\\s*\\]", "[-9223372036854775808]")
+                .replaceFirst("\\[\\s*784,\\s*1\\s*\\]", "[-9223372036854775808]"));
+        Run rank = partita(null, "run", unknownRank.toString());
+        assertEquals(rank.out, 2, rank.code);
+        assertTrue(rank.out, rank.out.contains("partita: compile input tensor 0 has unknown rank"));
+        assertTrue(rank.out, !rank.out.contains("Exception"));
         for (String threads : new String[] {"100000", "0"}) {
             Run t = partita(null, "run", example("mlp.json").toString(), "--threads", threads);
             assertEquals(t.out, 2, t.code);
             assertTrue(t.out, t.out.contains("partita: --threads " + threads + " is out of range; expected 1 to 1024"));
             assertTrue(t.out, !t.out.contains("graph:")); // refused before the graph is loaded
+        }
+    }
+
+    /** FileInstall does not apply a file it cannot parse: the user sees one line saying so. */
+    @Test
+    public void aConfigurationFileThatCannotBeParsedIsReportedOnOneLine() throws Exception {
+        Path cfg = ContainerSupport.home().resolve("conf").resolve("io.partita.backend.dnnl.cfg");
+        Files.writeString(cfg, "threads = \\uZZZZ\n");
+        try {
+            Run r = partita(null, "backends");
+            assertEquals(r.out, 0, r.code);
+            assertTrue(r.out, r.out.contains("partita: configuration: Failed to install artifact: " + cfg.toAbsolutePath().normalize()
+                    + ": Unable to parse unicode value: ZZZZ"));
+            assertTrue(r.out, !r.out.contains("\tat ") && r.out.contains("dnnl "));
+        } finally {
+            Files.deleteIfExists(cfg);
         }
     }
 

@@ -51,9 +51,8 @@ public final class CacheCommand implements Callable<Integer> {
             }
             print(caches, out);
             return 0;
-        } catch (BadInputException | InvalidCacheSettingException e) {
-            out.println("partita: " + e.getMessage());
-            return 2;
+        } catch (InvalidCacheSettingException e) {
+            throw new BadInputException(e.getMessage());
         }
     }
 

@@ -32,8 +32,8 @@ public final class ConformanceCommand implements Callable<Integer> {
             description = "fusion or debug (default: ${DEFAULT-VALUE})")
     PartitionPolicy policy;
 
-    @Option(names = "--verbose", description = "one line per test with its outcome and reason")
-    boolean verbose;
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
 
     public ConformanceCommand(GraphRuntime runtime, PrintStream out) {
         this.runtime = runtime;
@@ -43,8 +43,7 @@ public final class ConformanceCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         if (!Files.isDirectory(dir)) {
-            out.println("partita: no such folder: " + dir);
-            return 2;
+            throw new BadInputException("no such folder: " + dir);
         }
         GraphRuntime rt = switch (backend) {
             case "reference" -> runtime.reference();
@@ -52,15 +51,15 @@ public final class ConformanceCommand implements Callable<Integer> {
             default -> null;
         };
         if (rt == null) {
-            out.println("partita: --backend must be reference or all, got '" + backend + "'");
-            return 2;
+            throw new BadInputException("--backend must be reference or all, got '" + backend + "'");
         }
         if (OnnxConformance.testFolders(dir).isEmpty()) {
-            out.println("partita: no test folders (with model.onnx) in " + dir);
-            return 2;
+            throw new BadInputException("no test folders (with model.onnx) in " + dir);
         }
         OnnxConformance.Report r = OnnxConformance.runAll(dir, rt, backend.equals("reference") ? PartitionPolicy.DEBUG
                 : policy);
+        // --verbose is the root command's (inherited) option: one line per test here.
+        boolean verbose = spec.commandLine().getParseResult().hasMatchedOption("--verbose");
         for (OnnxConformance.CaseResult c : r.cases()) {
             if (verbose || c.status() == OnnxConformance.Status.FAIL) {
                 out.println(c.status() + " " + c.name() + (c.backends().isEmpty() ? "" : " " + c.backends()) + ": "

@@ -56,15 +56,25 @@ public final class ConvertCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         if (!Files.isRegularFile(model)) {
-            out.println("partita: no such model file: " + model);
-            return 2;
+            throw new BadInputException("no such model file: " + model);
+        }
+        Dims.check(dims);
+        // Checked before the model is read: a typo in the output path must not cost a long import.
+        Path folder = json.toAbsolutePath().getParent();
+        if (folder != null && !Files.isDirectory(folder)) {
+            throw new BadInputException("cannot write " + json + ": no such folder " + folder);
+        }
+        if (Files.isDirectory(json)) {
+            throw new BadInputException("cannot write " + json + ": it is a folder; give a file name (OUT.json)");
+        }
+        if (constantsDir != null && Files.exists(constantsDir) && !Files.isDirectory(constantsDir)) {
+            throw new BadInputException("--constants " + constantsDir + ": exists and is not a folder");
         }
         OnnxModel m;
         try {
             m = OnnxModels.read(runtime.opSchemas(), model, dims == null ? java.util.Map.of() : dims);
         } catch (PartitaException e) {
-            out.println("partita: " + e.getMessage());
-            return 2;
+            throw new BadInputException(e.getMessage());
         }
         GraphJson.write(m.graph(), json);
         out.println("wrote " + json + ": " + m.graph().ops().size() + " ops, " + m.inputs().size()
@@ -83,8 +93,7 @@ public final class ConvertCommand implements Callable<Integer> {
                 try {
                     writeConstants(m);
                 } catch (IOException e) {
-                    out.println("partita: cannot write constants to " + constantsDir + ": " + e.getMessage());
-                    return 2;
+                    throw new BadInputException("cannot write constants to " + constantsDir + ": " + e);
                 }
                 out.println("wrote " + m.constants().size() + " constant values to " + constantsDir);
             }

@@ -11,6 +11,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
 
 import io.partita.graph.GraphRuntime;
 import io.partita.graph.PartitaException;
@@ -49,8 +50,8 @@ public final class HarnessCommand implements Callable<Integer> {
     @Option(names = "--no-check", description = "do not compare outputs with the reference backend")
     boolean noCheck;
 
-    @Option(names = "--verbose", description = "print every variant")
-    boolean verbose;
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
 
     public HarnessCommand(GraphRuntime runtime, PrintStream out) {
         this.runtime = runtime;
@@ -60,24 +61,32 @@ public final class HarnessCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         if (!Files.isRegularFile(file)) {
-            out.println("partita: no such case file: " + file);
-            return 2;
+            throw new BadInputException("no such case file: " + file);
         }
         if (jobs < 1) {
-            out.println("partita: --jobs must be >= 1, got " + jobs);
-            return 2;
+            throw new BadInputException("--jobs must be >= 1, got " + jobs);
+        }
+        Pattern p = null;
+        if (filter != null) {
+            try {
+                p = Pattern.compile(filter);
+            } catch (PatternSyntaxException e) {
+                throw new BadInputException("--filter '" + filter + "' is not a regular expression: "
+                        + e.getDescription() + " near index " + e.getIndex());
+            }
         }
         List<CaseLine> lines;
         try {
             lines = HarnessFile.read(file);
         } catch (PartitaException e) {
-            out.println("partita: " + e.getMessage());
-            return 2;
+            throw new BadInputException(e.getMessage());
         }
-        if (filter != null) {
-            Pattern p = Pattern.compile(filter);
-            lines = lines.stream().filter(l -> p.matcher(l.harness() + "\t" + l.text()).find()).toList();
+        if (p != null) {
+            Pattern filterPattern = p;
+            lines = lines.stream().filter(l -> filterPattern.matcher(l.harness() + "\t" + l.text()).find()).toList();
         }
+        // --verbose is the root command's (inherited) option: every variant here.
+        boolean verbose = spec.commandLine().getParseResult().hasMatchedOption("--verbose");
         Path dir = inputs != null ? inputs : file.toAbsolutePath().getParent();
         CaseRunner runner = new CaseRunner(runtime, dir, !noCheck, maxElements);
         ExecutorService pool = Executors.newFixedThreadPool(jobs);

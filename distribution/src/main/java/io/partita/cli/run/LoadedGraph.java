@@ -3,8 +3,12 @@ package io.partita.cli.run;
 import java.lang.foreign.Arena;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 import io.partita.formats.json.GraphJson;
 import io.partita.formats.onnx.OnnxModel;
@@ -13,6 +17,7 @@ import io.partita.graph.Engine;
 import io.partita.graph.Graph;
 import io.partita.graph.GraphDescription;
 import io.partita.graph.GraphRuntime;
+import io.partita.graph.Op;
 import io.partita.graph.PartitaException;
 import io.partita.graph.Tensor;
 
@@ -36,6 +41,10 @@ record LoadedGraph(Path file, GraphDescription description, Graph graph, io.part
     static LoadedGraph load(GraphRuntime runtime, Path file, io.partita.graph.EngineKind kind, Map<String, Long> dims) {
         if (!Files.isRegularFile(file)) {
             throw new BadInputException("no such graph file: " + file);
+        }
+        if (dims != null && !dims.isEmpty() && !isOnnx(file)) {
+            throw new BadInputException("--dim gives values to an ONNX model's symbolic dims; " + file
+                    + " is a graph JSON file, whose dims are all given");
         }
         GraphDescription d;
         OnnxModel onnx = null;
@@ -80,6 +89,32 @@ record LoadedGraph(Path file, GraphDescription description, Graph graph, io.part
                 inputs.put(e.getKey(), e.getValue());
             }
         }
+    }
+
+    /**
+     * What the file's {@code input_ports}/{@code output_ports} list that the ops do not match. The
+     * ports are informational (the graph's inputs and outputs follow from its ops, and oneDNN's own
+     * dumps are not always consistent), so these are warnings, not errors.
+     */
+    List<String> portWarnings() {
+        Set<Long> consumed = new HashSet<>();
+        Set<Long> produced = new HashSet<>();
+        for (Op op : description.ops()) {
+            op.inputs().forEach(t -> consumed.add(t.id()));
+            op.outputs().forEach(t -> produced.add(t.id()));
+        }
+        List<String> warnings = new ArrayList<>();
+        List<Long> strayIn = description.inputPorts().stream()
+                .filter(id -> !consumed.contains(id) || produced.contains(id)).toList();
+        if (!strayIn.isEmpty()) {
+            warnings.add(file + ": input_ports " + strayIn + " are not graph inputs (no op consumes them, or an op"
+                    + " produces them); ignored");
+        }
+        List<Long> strayOut = description.outputPorts().stream().filter(id -> !produced.contains(id)).toList();
+        if (!strayOut.isEmpty()) {
+            warnings.add(file + ": output_ports " + strayOut + " are produced by no op; ignored");
+        }
+        return warnings;
     }
 
     String summary() {

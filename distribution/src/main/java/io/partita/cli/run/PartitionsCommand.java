@@ -29,6 +29,9 @@ public final class PartitionsCommand implements Callable<Integer> {
             description = "value of a symbolic input dim of an ONNX model (e.g. --dim N=8); repeatable")
     java.util.Map<String, Long> dims;
 
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
     public PartitionsCommand(GraphRuntime runtime, PrintStream out) {
         this.runtime = runtime;
         this.out = out;
@@ -36,15 +39,12 @@ public final class PartitionsCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        try {
-            LoadedGraph g = LoadedGraph.load(runtime, file, null, dims);
-            out.println("graph: " + g.summary());
-            List<Partition> parts = g.graph().partitions(policy);
-            Report.partitions(out, policy, parts, null);
-            return 0;
-        } catch (BadInputException e) {
-            out.println("partita: " + e.getMessage());
-            return 2;
-        }
+        Dims.check(dims);
+        LoadedGraph g = LoadedGraph.load(runtime, file, null, dims);
+        g.portWarnings().forEach(w -> spec.commandLine().getErr().println("partita: warning: " + w));
+        out.println("graph: " + g.summary());
+        List<Partition> parts = g.graph().partitions(policy);
+        Report.partitions(out, policy, parts, null);
+        return 0;
     }
 }

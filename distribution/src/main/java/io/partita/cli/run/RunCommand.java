@@ -14,7 +14,6 @@ import io.partita.graph.EngineKind;
 import io.partita.graph.GraphRuntime;
 import io.partita.graph.InvalidArgumentException;
 import io.partita.graph.LogicalTensor;
-import io.partita.graph.PartitaException;
 import io.partita.graph.Partition;
 import io.partita.graph.PartitionPolicy;
 import io.partita.graph.Stream;
@@ -64,6 +63,9 @@ public final class RunCommand implements Callable<Integer> {
 
     private final CacheManager caches;
 
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
     public RunCommand(GraphRuntime runtime, CacheManager caches, PrintStream out) {
         this.runtime = runtime;
         this.caches = caches;
@@ -73,24 +75,15 @@ public final class RunCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         if (iterations < 0) {
-            out.println("partita: --iterations must be >= 0, got " + iterations);
-            return 2;
+            throw new BadInputException("--iterations must be >= 0, got " + iterations);
         }
         // Checked before anything is loaded or set: setThreads refuses the same range, but a bad
         // option must not get as far as touching the runtime.
         if (threads != null && (threads < 1 || threads > GraphRuntime.MAX_THREADS)) {
-            out.println("partita: --threads " + threads + " is out of range; expected 1 to " + GraphRuntime.MAX_THREADS);
-            return 2;
+            throw new BadInputException("--threads " + threads + " is out of range; expected 1 to " + GraphRuntime.MAX_THREADS);
         }
-        try {
-            return runGraph();
-        } catch (BadInputException e) {
-            out.println("partita: " + e.getMessage());
-            return 2;
-        } catch (PartitaException e) {
-            out.println("partita: " + e.getMessage());
-            return 4;
-        }
+        Dims.check(dims);
+        return runGraph();
     }
 
     private int runGraph() {
@@ -109,6 +102,7 @@ public final class RunCommand implements Callable<Integer> {
             throw new BadInputException("--engine: " + e.getMessage());
         }
         LoadedGraph g = LoadedGraph.load(runtime, file, kind, dims);
+        g.portWarnings().forEach(w -> spec.commandLine().getErr().println("partita: warning: " + w));
         out.println("graph: " + g.summary());
         if (g.writtenFor() != kind) {
             out.println("note: the file was written for " + g.writtenFor() + "; running on " + kind + " (--engine)");

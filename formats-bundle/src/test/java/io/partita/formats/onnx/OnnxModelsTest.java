@@ -198,4 +198,20 @@ class OnnxModelsTest {
         LogicalTensor y = m.graph().ops().get(0).output(0);
         assertArrayEquals(new long[] {3, 4}, y.dims());
     }
+
+    @Test
+    void dimValuesForNoSymbolicDimOrNotPositiveAreRefused() {
+        OnnxBytes g = graph(list(node("Relu", List.of("X"), List.of("Y"))), list(),
+                list(OnnxBytes.valueInfoSymbolic("X", FLOAT, "N", "S")), list(OnnxBytes.valueInfoSymbolic("Y", FLOAT, "N", "S")));
+        byte[] bytes = model(14, g).toByteArray();
+        OnnxImportException typo = assertThrows(OnnxImportException.class,
+                () -> OnnxModels.read(SCHEMAS, bytes, "t.onnx", Map.of("N", 2L, "S", 3L, "Q", 4L)));
+        assertEquals("t.onnx: a value is given for dim 'Q', but no graph input has a symbolic dim of that name; its"
+                + " symbolic dims are [N, S]", typo.getMessage());
+        OnnxImportException negative = assertThrows(OnnxImportException.class,
+                () -> OnnxModels.read(SCHEMAS, bytes, "t.onnx", Map.of("N", -3L, "S", 3L)));
+        assertEquals("t.onnx: dim 'N' is given -3; expected a positive size", negative.getMessage());
+        assertArrayEquals(new long[] {2, 3}, OnnxModels.read(SCHEMAS, bytes, "t.onnx", Map.of("N", 2L, "S", 3L))
+                .graph().ops().get(0).output(0).dims());
+    }
 }

@@ -152,6 +152,7 @@ public final class DnnlBackend implements Backend {
 
     @Override
     public void close() {
+        Warmup.stop();
         pools.values().forEach(WorkerPool::close);
         pools.clear();
         primitives.removeIf(k -> k.backend().equals(ID));

@@ -31,6 +31,10 @@ final class Warmup {
     static final String DISABLE_PROPERTY = "partita.dnnl.warmup";
     private static final AtomicBoolean STARTED = new AtomicBoolean();
     private static final int ROUNDS = 400;
+    /** How long closing the backend waits for a round in progress (a round takes milliseconds). */
+    private static final long STOP_WAIT_MS = 5_000;
+    private static volatile Thread thread;
+    private static volatile boolean stopping;
 
     private Warmup() {
     }
@@ -41,7 +45,32 @@ final class Warmup {
             return;
         }
         Thread t = Thread.ofPlatform().daemon().name("dnnl-warmup").priority(Thread.MIN_PRIORITY).unstarted(Warmup::run);
+        thread = t;
         t.start();
+    }
+
+    /**
+     * Ends the warm-up and waits for it: called when the backend closes, because a warm-up still
+     * running after its bundle stopped would load classes through a class loader that is gone (a
+     * NullPointerException inside Felix, printed on the console at exit).
+     */
+    static void stop() {
+        stopping = true;
+        Thread t = thread;
+        if (t == null || t == Thread.currentThread()) {
+            return;
+        }
+        try {
+            t.join(STOP_WAIT_MS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Whether the warm-up thread is still running. */
+    static boolean running() {
+        Thread t = thread;
+        return t != null && t.isAlive();
     }
 
     private static void run() {
@@ -55,11 +84,17 @@ final class Warmup {
             // (14 + 14 + 8) and 18 rows (14 + 4) compile every row-count variant of the micro-kernel.
             Runnable relu = matmul(arena, 36, 131, 150, OpKind.ReLU);
             Runnable gelu = matmul(arena, 18, 131, 150, OpKind.GELU);
-            for (int rep = 0; rep < ROUNDS; rep++) {
+            for (int rep = 0; rep < ROUNDS && !stopping; rep++) {
                 (rep % 2 == 0 ? relu : gelu).run();
             }
         } catch (RuntimeException | Error e) {
+            if (stopping) {
+                return; // the bundle is stopping: logging could need a class its loader no longer gives
+            }
             LOG.debug("dnnl warm-up stopped: {}", e.toString());
+            return;
+        }
+        if (stopping) {
             return;
         }
         LOG.debug("dnnl warm-up done in {} ms", (System.nanoTime() - t0) / 1_000_000);

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -65,6 +66,7 @@ public final class GraphImporter {
             }
             ctx.defineConstant(t.name(), TensorValues.toTensor(t, source, "initializer '" + t.name() + "'"));
         }
+        checkDimNames(g, dimValues, source);
         Map<String, Long> inputs = new LinkedHashMap<>();
         List<Long> inputPorts = new ArrayList<>();
         long nextId = 1_000_000_000L; // graph inputs get ids apart from the ones ops get
@@ -160,6 +162,34 @@ public final class GraphImporter {
                     "data type " + OnnxTypes.name(in.elemType()) + " has no Partita data type");
         }
         return dt;
+    }
+
+    /**
+     * A value for a dim no input has is a typo or a value meant for another model: silently running
+     * with the model's own sizes would hide it.
+     */
+    private static void checkDimNames(GraphProto g, Map<String, Long> dimValues, String source) {
+        Set<String> symbolic = new TreeSet<>();
+        for (ValueInfoProto in : g.inputs()) {
+            if (in.hasShape()) {
+                for (String p : in.dimParams()) {
+                    if (p != null) {
+                        symbolic.add(p);
+                    }
+                }
+            }
+        }
+        for (Map.Entry<String, Long> e : dimValues.entrySet()) {
+            if (!symbolic.contains(e.getKey())) {
+                throw new OnnxImportException(source + ": a value is given for dim '" + e.getKey()
+                        + "', but no graph input has a symbolic dim of that name; "
+                        + (symbolic.isEmpty() ? "the model has none" : "its symbolic dims are " + symbolic));
+            }
+            if (e.getValue() == null || e.getValue() < 1) {
+                throw new OnnxImportException(source + ": dim '" + e.getKey() + "' is given " + e.getValue()
+                        + "; expected a positive size");
+            }
+        }
     }
 
     private static long[] inputDims(ValueInfoProto in, long opset, Map<String, Long> dimValues) {

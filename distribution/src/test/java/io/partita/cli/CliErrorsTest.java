@@ -1,0 +1,175 @@
+package io.partita.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.List;
+import java.util.ServiceLoader;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.partita.cache.CacheManager;
+import io.partita.cache.KernelCreationException;
+import io.partita.graph.GraphRuntime;
+import io.partita.graph.InvalidArgumentException;
+import io.partita.graph.PartitaException;
+
+/**
+ * Every error path of the CLI as a user meets it: one line on stderr that names the item, the
+ * documented exit code (2 for what the user gave), no stack trace unless {@code --verbose}.
+ */
+class CliErrorsTest {
+    private static final GraphRuntime RUNTIME = GraphRuntime.standalone();
+    private static final CacheManager CACHES = ServiceLoader.load(CacheManager.class).findFirst().orElseThrow();
+
+    @TempDir
+    static Path tmp;
+    static Path mlp;
+
+    record Result(int code, String out, String err) {
+        List<String> errLines() {
+            return err.lines().filter(l -> !l.isBlank()).toList();
+        }
+    }
+
+    @BeforeAll
+    static void files() {
+        Path root = Paths.get("..").toAbsolutePath().normalize();
+        mlp = root.resolve("examples/mlp.json");
+    }
+
+    static Result cli(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = PartitaCommand.execute(RUNTIME, CACHES, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8), args);
+        return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    /** Exit 2, exactly one stderr line naming the problem, no trace anywhere. */
+    static Result badInput(String expected, String... args) {
+        Result r = cli(args);
+        String all = "args " + List.of(args) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err;
+        assertEquals(PartitaCommand.BAD_INPUT, r.code, all);
+        assertEquals(1, r.errLines().size(), all);
+        assertTrue(r.errLines().get(0).startsWith("partita: "), all);
+        assertTrue(r.errLines().get(0).contains(expected), "expected '" + expected + "' in\n" + all);
+        assertFalse(r.out.contains("Exception") || r.out.contains("\tat "), all);
+        return r;
+    }
+
+    static Path write(String name, String content) throws Exception {
+        Path p = tmp.resolve(name);
+        Files.writeString(p, content);
+        return p;
+    }
+
+    /** A one-op graph: Add of two f32 tensors of the given shape and strides. */
+    static String add(String shape, String stride) {
+        String t = "\"dtype\": \"f32\", \"shape\": " + shape + ", \"stride\": " + stride
+                + ", \"layout_type\": \"strided\", \"property_type\": \"variable\"";
+        return "{\"version\": \"3.0.0\", \"engine_kind\": \"cpu\", \"graph\": [{\"id\": 0, \"name\": \"a\", \"kind\": \"Add\","
+                + " \"attrs\": {}, \"inputs\": [{\"id\": 0, " + t + "}, {\"id\": 1, " + t + "}], \"outputs\": [{\"id\": 2, "
+                + t + "}]}]}";
+    }
+
+    @Test
+    void filesThatAreNotGraphs() throws Exception {
+        badInput("no such graph file", "run", tmp.resolve("missing.json").toString());
+        badInput("empty.json", "run", write("empty.json", "").toString());
+        badInput("truncated.json", "run", write("truncated.json", "{\"graph\": [ {\"id\": 0,").toString());
+        badInput("unknown op kind 'Nope'", "run", write("nope.json", "{\"engine_kind\": \"cpu\", \"graph\": [{\"id\": 0, "
+                + "\"kind\": \"Nope\", \"inputs\": [], \"outputs\": []}]}").toString());
+        badInput("no such graph file", "partitions", tmp.resolve("missing.json").toString());
+    }
+
+    @Test
+    void shapesAndStridesThatCannotBe() throws Exception {
+        badInput("dim 0 is -5", "run", write("negdim.json", add("[-5, 3]", "[3, 1]")).toString());
+        badInput("stride", "run", write("hugestride.json", add("[2, 3]", "[4611686018427387904, 1]")).toString(),
+                "--check");
+        badInput("stride", "run", write("negstride.json", add("[2, 3]", "[-3, 1]")).toString());
+        // oneDNN's spelling of an unknown rank (INT64_MIN): refused at compile, which is still bad input
+        badInput("unknown rank", "run", write("unknownrank.json",
+                add("[-9223372036854775808]", "[-9223372036854775808]")).toString());
+    }
+
+    @Test
+    void portsThatNameNoTensorAreAWarningNotSilence() throws Exception {
+        String g = add("[2, 3]", "[3, 1]");
+        Path ports = write("ports.json", g.replace("\"graph\":", "\"input_ports\": [0, 1, 999], \"output_ports\": [2, 7], \"graph\":"));
+        Result r = cli("run", ports.toString(), "--iterations", "1");
+        assertEquals(0, r.code, r.out + r.err);
+        assertEquals(List.of("partita: warning: " + ports + ": input_ports [999] are not graph inputs (no op consumes"
+                + " them, or an op produces them); ignored", "partita: warning: " + ports
+                + ": output_ports [7] are produced by no op; ignored"), r.errLines());
+    }
+
+    @Test
+    void options() throws Exception {
+        badInput("--iterations must be >= 0, got -1", "run", mlp.toString(), "--iterations", "-1");
+        badInput("--threads 0 is out of range", "run", mlp.toString(), "--threads", "0");
+        badInput("'greedy' is not a policy", "run", mlp.toString(), "--policy", "greedy");
+        Result seed = badInput("'x' is not a long", "run", mlp.toString(), "--seed", "x");
+        assertTrue(seed.err.contains("see 'partita run --help'"), seed.err);
+        badInput("Unknown option: '--frobnicate'", "run", mlp.toString(), "--frobnicate");
+        badInput("Unmatched argument", "frobnicate");
+        badInput("--engine", "run", mlp.toString(), "--engine", "tpu");
+    }
+
+    @Test
+    void symbolicDimValues() throws Exception {
+        badInput("--dim N=-3: expected a positive size", "run", mlp.toString(), "--dim", "N=-3");
+        badInput("--dim N=0: expected a positive size", "partitions", mlp.toString(), "--dim", "N=0");
+        badInput("is a graph JSON file", "run", mlp.toString(), "--dim", "N=2");
+        Path onnx = Paths.get("..", "testdata", "corpus", "onnx-node", "test_relu", "model.onnx").toAbsolutePath();
+        badInput("a value is given for dim 'Q', but no graph input has a symbolic dim of that name; the model has none",
+                "run", onnx.toString(), "--dim", "Q=4");
+    }
+
+    @Test
+    void otherCommands() throws Exception {
+        Path onnx = Paths.get("..", "testdata", "corpus", "onnx-node", "test_relu", "model.onnx").toAbsolutePath();
+        badInput("no such folder", "convert", onnx.toString(), tmp.resolve("no/such/dir/out.json").toString());
+        badInput("it is a folder", "convert", onnx.toString(), tmp.toString());
+        Path cases = Paths.get("..", "testdata", "corpus", "benchdnn-graph", "harness-cases.tsv").toAbsolutePath();
+        badInput("--filter '(' is not a regular expression: Unclosed group", "harness", cases.toString(), "--filter", "(");
+        badInput("no such case file", "harness", tmp.resolve("none.tsv").toString());
+        badInput("no such folder", "conformance", tmp.resolve("none").toString());
+        badInput("'lots' is not a number of megabytes", "cache", "capacity", "cpu", "lots");
+    }
+
+    @Test
+    void verbosePrintsTheStackTraceAndOnlyThen() throws Exception {
+        Path bad = write("verbose.json", add("[-5, 3]", "[3, 1]"));
+        Result quiet = cli("run", bad.toString());
+        assertFalse(quiet.err.contains("\tat "), quiet.err);
+        Result verbose = cli("run", bad.toString(), "--verbose");
+        assertEquals(PartitaCommand.BAD_INPUT, verbose.code);
+        assertTrue(verbose.errLines().get(0).startsWith("partita: "), verbose.err);
+        assertTrue(verbose.err.contains("\tat io.partita."), verbose.err);
+    }
+
+    @Test
+    void exitCodeFollowsTheCauseAndUnexpectedErrorsSayWhatTheyAre() {
+        // a backend's kernel factory refusing a shape: the user's error, under a cache wrapper
+        assertEquals(PartitaCommand.BAD_INPUT, CliErrors.exitCode(
+                new KernelCreationException("kernel failed", new InvalidArgumentException("dim 3 too large"))));
+        assertEquals(PartitaCommand.RUNTIME_ERROR, CliErrors.exitCode(new PartitaException("backend died")));
+        assertEquals(PartitaCommand.RUNTIME_ERROR, CliErrors.exitCode(new NullPointerException()));
+        assertEquals("internal error: java.lang.NullPointerException (rerun with --verbose for the stack trace, and"
+                + " please report it)", CliErrors.message(new NullPointerException()));
+        assertEquals("line one | line two", CliErrors.message(new PartitaException("line one\n   line two\n")));
+        assertTrue(CliErrors.message(new OutOfMemoryError("Java heap space")).startsWith(
+                "out of memory (Java heap space) with a heap of "), "one line naming the heap");
+    }
+}
