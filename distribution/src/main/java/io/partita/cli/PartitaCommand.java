@@ -12,6 +12,7 @@ import io.partita.cli.run.HarnessCommand;
 import io.partita.cli.run.PartitionsCommand;
 import io.partita.cli.run.RunCommand;
 import io.partita.graph.GraphRuntime;
+import io.partita.graph.MemoryLimitException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -45,9 +46,26 @@ public final class PartitaCommand implements Runnable {
         cl.setErr(new PrintWriter(err, true));
         cl.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
             err.println("partita: " + e.getMessage());
-            return RUNTIME_ERROR;
+            // A graph too large for the memory limit is the input's fault, like a malformed file.
+            return e instanceof MemoryLimitException ? BAD_INPUT : RUNTIME_ERROR;
         });
-        return cl.execute(args);
+        try {
+            return cl.execute(args);
+        } catch (OutOfMemoryError e) {
+            // The last resort when the budget missed something (scratch memory of a backend, the heap
+            // of other bundles): one line instead of a stack trace, and the failed allocation is gone.
+            err.println(outOfMemory(e, runtime.memoryLimit()));
+            return BAD_INPUT;
+        }
+    }
+
+    /** What ran out, the limit the tensors were checked against, and the two ways out. */
+    static String outOfMemory(OutOfMemoryError e, long memoryLimit) {
+        String what = e.getMessage() == null ? "" : " (" + e.getMessage() + ")";
+        return "partita: the JVM ran out of memory" + what + " although the tensors fit the memory limit of "
+                + MemoryLimitException.formatBytes(memoryLimit) + "; give the JVM more (PARTITA_JAVA_OPTS=-Xmx16g) or lower"
+                + " the limit so that such graphs are refused before they run (PARTITA_JAVA_OPTS=-D"
+                + GraphRuntime.MEMORY_LIMIT_PROPERTY + "=2g)";
     }
 
     /** Creates subcommands with the runtime and output stream they need. */

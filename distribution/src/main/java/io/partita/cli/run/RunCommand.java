@@ -14,6 +14,7 @@ import io.partita.graph.EngineKind;
 import io.partita.graph.GraphRuntime;
 import io.partita.graph.InvalidArgumentException;
 import io.partita.graph.LogicalTensor;
+import io.partita.graph.MemoryLimitException;
 import io.partita.graph.PartitaException;
 import io.partita.graph.Partition;
 import io.partita.graph.PartitionPolicy;
@@ -87,6 +88,8 @@ public final class RunCommand implements Callable<Integer> {
         } catch (BadInputException e) {
             out.println("partita: " + e.getMessage());
             return 2;
+        } catch (MemoryLimitException e) {
+            throw e; // PartitaCommand reports it on stderr with exit code 2
         } catch (PartitaException e) {
             out.println("partita: " + e.getMessage());
             return 4;
@@ -117,7 +120,7 @@ public final class RunCommand implements Callable<Integer> {
         List<Partition> parts = g.graph().partitions(policy);
         try (Arena arena = Arena.ofShared(); CompiledGraph cg = runtime.compile(g.graph(), policy, engine)) {
             Report.partitions(out, policy, parts, cg);
-            Map<Long, Tensor> inputs = new java.util.LinkedHashMap<>(RandomInputs.forGraph(runtime.opSchemas(), g.graph(), engine, arena, seed));
+            Map<Long, Tensor> inputs = new java.util.LinkedHashMap<>(RandomInputs.forGraph(runtime, g.graph(), engine, arena, seed));
             g.useModelConstants(inputs, engine, arena);
             Stream stream = new Stream(engine);
             ConstantActivity before = ConstantActivity.of(caches, engine);
