@@ -39,12 +39,44 @@ public interface GraphRuntime {
     /** The largest thread count {@link #setThreads} accepts. */
     int MAX_THREADS = 1024;
 
+    /**
+     * The system or framework property holding the memory limit a runtime starts with: a byte
+     * count, optionally with a binary suffix {@code k}, {@code m}, {@code g} or {@code t} (as
+     * {@code -Xmx}), e.g. {@code 8g}. Read once, when the runtime is created; a malformed value is
+     * logged naming the property and the expected form, and the default stays.
+     */
+    String MEMORY_LIMIT_PROPERTY = "partita.memory.limit";
+
+    /**
+     * The memory limit in bytes. Compiling a graph refuses, with a {@link MemoryLimitException}
+     * naming the largest tensor, when its inputs, intermediates and outputs would not fit in it
+     * beside the buffers of the graphs compiled before and not yet closed; executing refuses a
+     * buffer that would exceed it (dims known only then). The reference backend also holds every
+     * tensor of a partition as doubles (8 bytes per element) while it runs the partition, and
+     * refuses a partition whose doubles exceed the limit.
+     *
+     * <p>The default comes from the JVM: 80% of the largest heap memory pool (the most a Java
+     * array can take; with the parallel collector the old generation), and no more than
+     * {@code -XX:MaxDirectMemorySize} when that is given. Then {@link #MEMORY_LIMIT_PROPERTY},
+     * the Config Admin property {@code memory.limit} of PID {@code io.partita.runtime} and
+     * {@link #setMemoryLimit} change it, the latest winning. {@link #reference()} shares it.
+     */
+    long memoryLimit();
+
+    /**
+     * Sets the memory limit (see {@link #memoryLimit()}) for compilations and executions from now on.
+     *
+     * @throws InvalidArgumentException when {@code bytes} is less than 1
+     */
+    void setMemoryLimit(long bytes);
+
     /** The rules of every op kind this runtime accepts. */
     OpSchemaRegistry opSchemas();
 
     /**
-     * A runtime with only the reference backend and the same op rules and caches (entries are
-     * keyed by backend, so nothing is mixed up): the oracle other backends are checked against.
+     * A runtime with only the reference backend and the same op rules, caches and memory limit
+     * (cache entries are keyed by backend, so nothing is mixed up; the buffers of graphs compiled
+     * on either count against the one limit): the oracle other backends are checked against.
      */
     GraphRuntime reference();
 

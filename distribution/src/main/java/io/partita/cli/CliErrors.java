@@ -2,7 +2,6 @@ package io.partita.cli;
 
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
-import java.util.Locale;
 
 import io.partita.cache.InvalidCacheSettingException;
 import io.partita.cli.run.BadInputException;
@@ -10,6 +9,7 @@ import io.partita.formats.json.GraphFormatException;
 import io.partita.formats.onnx.OnnxImportException;
 import io.partita.graph.InvalidArgumentException;
 import io.partita.graph.InvalidGraphException;
+import io.partita.graph.MemoryLimitException;
 import io.partita.graph.PartitaException;
 import io.partita.graph.UnsupportedFeatureException;
 import io.partita.testkit.benchdnn.CaseRewriteException;
@@ -48,6 +48,7 @@ final class CliErrors {
 
     private static boolean isBadInput(Throwable t) {
         return t instanceof BadInputException
+                || t instanceof MemoryLimitException
                 || t instanceof InvalidGraphException
                 || t instanceof InvalidArgumentException
                 || t instanceof UnsupportedFeatureException
@@ -61,11 +62,7 @@ final class CliErrors {
     /** The message on one line; errors that are not Partita's own say what they are. */
     static String message(Throwable e) {
         String text;
-        if (e instanceof OutOfMemoryError) {
-            text = "out of memory (" + e.getMessage() + ") with a heap of "
-                    + mib(Runtime.getRuntime().maxMemory()) + "; give the JVM more (PARTITA_JAVA_OPTS=\"-Xmx...\")"
-                    + " or lower the sizes";
-        } else if (e instanceof PartitaException || e instanceof BadInputException
+        if (e instanceof PartitaException || e instanceof BadInputException
                 || e instanceof InvalidCacheSettingException || e instanceof CommandLine.ParameterException) {
             text = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
         } else if (e instanceof UncheckedIOException u) {
@@ -77,9 +74,5 @@ final class CliErrors {
         }
         // One line: multi-line messages (a parser's excerpt, a regex error) are folded.
         return text.strip().replaceAll("\\s*\\R\\s*", " | ");
-    }
-
-    private static String mib(long bytes) {
-        return String.format(Locale.ROOT, "%.0f MiB", bytes / (1024.0 * 1024.0));
     }
 }

@@ -13,6 +13,7 @@ import io.partita.cli.run.HarnessCommand;
 import io.partita.cli.run.PartitionsCommand;
 import io.partita.cli.run.RunCommand;
 import io.partita.graph.GraphRuntime;
+import io.partita.graph.MemoryLimitException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -63,14 +64,27 @@ public final class PartitaCommand implements Runnable {
         });
         try {
             return cl.execute(args);
-        } catch (Error e) {
-            // picocli rethrows Errors; an OutOfMemoryError must still end as one line (and the
-            // memory it held is free again once the stack unwound to here).
-            if (e instanceof OutOfMemoryError || e instanceof StackOverflowError) {
-                return CliErrors.report(e, List.of(args).contains("--verbose"), err);
+        } catch (OutOfMemoryError e) {
+            // The last resort when the memory limit missed something (scratch memory of a backend,
+            // the heap of other bundles): one line instead of a stack trace; picocli rethrows
+            // Errors, and the failed allocation is gone once the stack unwound to here.
+            err.println(outOfMemory(e, runtime.memoryLimit()));
+            if (List.of(args).contains("--verbose")) {
+                e.printStackTrace(err);
             }
-            throw e;
+            return BAD_INPUT;
+        } catch (StackOverflowError e) {
+            return CliErrors.report(e, List.of(args).contains("--verbose"), err);
         }
+    }
+
+    /** What ran out, the limit the tensors were checked against, and the two ways out. */
+    static String outOfMemory(OutOfMemoryError e, long memoryLimit) {
+        String what = e.getMessage() == null ? "" : " (" + e.getMessage() + ")";
+        return "partita: the JVM ran out of memory" + what + " although the tensors fit the memory limit of "
+                + MemoryLimitException.formatBytes(memoryLimit) + "; give the JVM more (PARTITA_JAVA_OPTS=-Xmx16g) or lower"
+                + " the limit so that such graphs are refused before they run (PARTITA_JAVA_OPTS=-D"
+                + GraphRuntime.MEMORY_LIMIT_PROPERTY + "=2g)";
     }
 
     private static boolean verbose(CommandLine.ParseResult result) {

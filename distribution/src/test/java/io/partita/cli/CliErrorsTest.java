@@ -21,6 +21,7 @@ import io.partita.cache.CacheManager;
 import io.partita.cache.KernelCreationException;
 import io.partita.graph.GraphRuntime;
 import io.partita.graph.InvalidArgumentException;
+import io.partita.graph.MemoryLimitException;
 import io.partita.graph.PartitaException;
 
 /**
@@ -169,7 +170,6 @@ class CliErrorsTest {
         assertEquals("internal error: java.lang.NullPointerException (rerun with --verbose for the stack trace, and"
                 + " please report it)", CliErrors.message(new NullPointerException()));
         assertEquals("line one | line two", CliErrors.message(new PartitaException("line one\n   line two\n")));
-        assertTrue(CliErrors.message(new OutOfMemoryError("Java heap space")).startsWith(
-                "out of memory (Java heap space) with a heap of "), "one line naming the heap");
+        assertEquals(PartitaCommand.BAD_INPUT, CliErrors.exitCode(new MemoryLimitException("tensor 3", 1L << 40, 1L << 30)));
     }
 }

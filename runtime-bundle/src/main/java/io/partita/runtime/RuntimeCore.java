@@ -5,12 +5,15 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 
+import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Modified;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
 import org.osgi.service.component.annotations.ReferencePolicy;
 import org.osgi.service.component.annotations.ReferencePolicyOption;
+import org.osgi.service.metatype.annotations.Designate;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -38,22 +41,64 @@ import io.partita.spi.Backend;
  * service, ranked by its {@code service.ranking}; on a plain class path {@link StandaloneRuntime}
  * creates it.
  */
-@Component(service = GraphRuntime.class, immediate = true)
+@Component(service = GraphRuntime.class, immediate = true, configurationPid = "io.partita.runtime")
+@Designate(ocd = RuntimeConfig.class)
 public final class RuntimeCore implements GraphRuntime {
     private static final Logger LOG = LoggerFactory.getLogger(RuntimeCore.class);
 
-    private final BackendHandle reference = new BackendHandle(new ReferenceBackend(), Integer.MIN_VALUE);
+    private final MemoryBudget budget;
+    private final BackendHandle reference;
     private volatile List<BackendHandle> backends = List.of();
     private final CacheManager caches;
     /** The thread setting passed to backends, 0 until {@link #setThreads} is called. */
     private volatile int threads;
     private final KernelCache<CompiledPartitionKey, CompiledPartitionImpl> compiled;
 
-    /** The runtime shares its caches (compiled partitions, backends' constant tensors) with the backends. */
+    /**
+     * The OSGi component: the memory limit starts from the framework property
+     * {@value GraphRuntime#MEMORY_LIMIT_PROPERTY} (or the system property of that name), then
+     * follows Config Admin.
+     */
     @Activate
-    public RuntimeCore(@Reference CacheManager caches) {
+    public RuntimeCore(@Reference CacheManager caches, RuntimeConfig config, BundleContext context) {
+        this(caches, MemoryBudget.create(context.getProperty(MEMORY_LIMIT_PROPERTY), RuntimeCore::malformedProperty));
+        configure(config);
+    }
+
+    /**
+     * A runtime sharing its caches (compiled partitions, backends' constant tensors) with the
+     * backends; its memory limit starts from the system property {@value GraphRuntime#MEMORY_LIMIT_PROPERTY}.
+     */
+    public RuntimeCore(CacheManager caches) {
+        this(caches, MemoryBudget.create(System.getProperty(MEMORY_LIMIT_PROPERTY), RuntimeCore::malformedProperty));
+    }
+
+    private RuntimeCore(CacheManager caches, MemoryBudget budget) {
         this.caches = caches;
         this.compiled = caches.kernelCache(CacheManager.COMPILED_PARTITIONS);
+        this.budget = budget;
+        this.reference = new BackendHandle(new ReferenceBackend(budget::limit), Integer.MIN_VALUE);
+    }
+
+    /** A property cannot be refused to its writer: it is logged, and the default stays. */
+    private static void malformedProperty(String message) {
+        LOG.error("ignored: {}", message);
+    }
+
+    // Config Admin (PID io.partita.runtime): a malformed value is logged quoting it and the expected
+    // form, and the previous setting stays.
+    @Modified
+    void configure(RuntimeConfig config) {
+        String v = config.memory_limit();
+        if (v == null || v.isBlank()) {
+            return;
+        }
+        try {
+            budget.setLimit(MemoryBudget.parse("io.partita.runtime memory.limit", v));
+            LOG.info("io.partita.runtime memory.limit = {}", v);
+        } catch (InvalidArgumentException e) {
+            LOG.error("refused: {}", e.getMessage());
+        }
     }
 
     /** Compiled partitions, shared while their key (backend, ops, ports, engine) is the same. */
@@ -177,7 +222,7 @@ public final class RuntimeCore implements GraphRuntime {
         if (!(graph instanceof GraphImpl g) || g.runtime() != this) {
             throw new InvalidArgumentException("the graph was created by another runtime; create it with this one");
         }
-        return new CompiledGraphImpl(g, g.partitions(policy), engine);
+        return new CompiledGraphImpl(g, g.partitions(policy), engine, budget);
     }
 
     @Override
@@ -192,14 +237,32 @@ public final class RuntimeCore implements GraphRuntime {
     }
 
     @Override
+    public long memoryLimit() {
+        return budget.limit();
+    }
+
+    @Override
+    public void setMemoryLimit(long bytes) {
+        budget.setLimit(bytes);
+    }
+
+    /** Bytes the buffers of this runtime's (and its reference runtime's) live compiled graphs reserve. */
+    long reservedMemory() {
+        return budget.reserved();
+    }
+
+    @Override
     public OpSchemaRegistry opSchemas() {
         return OpSchemas.REGISTRY;
     }
 
-    /** The reference backend alone, over the same caches (its compiled partitions are keyed by backend). */
+    /**
+     * The reference backend alone, over the same caches (its compiled partitions are keyed by
+     * backend) and the same memory budget.
+     */
     @Override
     public GraphRuntime reference() {
-        return new RuntimeCore(caches);
+        return new RuntimeCore(caches, budget);
     }
 
     @Override

@@ -111,7 +111,7 @@ public final class RunCommand implements Callable<Integer> {
         List<Partition> parts = g.graph().partitions(policy);
         try (Arena arena = Arena.ofShared(); CompiledGraph cg = runtime.compile(g.graph(), policy, engine)) {
             Report.partitions(out, policy, parts, cg);
-            Map<Long, Tensor> inputs = new java.util.LinkedHashMap<>(RandomInputs.forGraph(runtime.opSchemas(), g.graph(), engine, arena, seed));
+            Map<Long, Tensor> inputs = new java.util.LinkedHashMap<>(RandomInputs.forGraph(runtime, g.graph(), engine, arena, seed));
             g.useModelConstants(inputs, engine, arena);
             Stream stream = new Stream(engine);
             ConstantActivity before = ConstantActivity.of(caches, engine);

@@ -97,6 +97,13 @@ public final class OnnxModels {
 
     private static byte[] readBytes(Path file) {
         try {
+            // protobuf messages, and so ONNX files with their values inside, end at 2 GiB; a larger
+            // file would only fail as an OutOfMemoryError from readAllBytes.
+            long size = Files.size(file);
+            if (size > Integer.MAX_VALUE - 8) {
+                throw new OnnxImportException("ONNX file " + file + " has " + size + " bytes; a model file holds at most 2 GiB"
+                        + " (the protobuf limit), and values stored outside it (external data) are not read");
+            }
             return Files.readAllBytes(file);
         } catch (IOException e) {
             throw new OnnxImportException("cannot read ONNX file " + file + ": " + e, e);

@@ -31,6 +31,7 @@ import io.partita.graph.Engine;
 import io.partita.graph.Graph;
 import io.partita.graph.GraphRuntime;
 import io.partita.graph.LogicalTensor;
+import io.partita.graph.MemoryLimitException;
 import io.partita.graph.Op;
 import io.partita.graph.OpKind;
 import io.partita.graph.OpSchemaRegistry;
@@ -213,5 +214,20 @@ class OnnxModelsTest {
         assertEquals("t.onnx: dim 'N' is given -3; expected a positive size", negative.getMessage());
         assertArrayEquals(new long[] {2, 3}, OnnxModels.read(SCHEMAS, bytes, "t.onnx", Map.of("N", 2L, "S", 3L))
                 .graph().ops().get(0).output(0).dims());
+    }
+
+    /** An input of 10^15 floats imports (nothing is allocated) and is refused when compiled, before it runs. */
+    @Test
+    void anInputOfAHundredThousandCubedIsRefusedByTheMemoryLimit() {
+        OnnxBytes g = graph(list(node("Relu", List.of("X"), List.of("Y"))), list(),
+                list(valueInfo("X", FLOAT, 100_000, 100_000, 100_000)), list(valueInfo("Y", FLOAT, 100_000, 100_000, 100_000)));
+        OnnxModel m = OnnxModels.read(SCHEMAS, model(17, g).toByteArray(), "cube.onnx");
+        GraphRuntime rt = GraphRuntime.referenceOnly();
+        rt.setMemoryLimit(8L << 30);
+        Graph graph = m.graph().toGraph(rt).finalizeGraph();
+        MemoryLimitException e = assertThrows(MemoryLimitException.class,
+                () -> rt.compile(graph, PartitionPolicy.FUSION, Engine.cpu()));
+        assertEquals("tensor " + m.inputs().get("X") + " f32[100000,100000,100000] needs 3.6 PiB; the memory limit is"
+                + " 8.0 GiB (set it with the partita.memory.limit property or GraphRuntime.setMemoryLimit)", e.getMessage());
     }
 }

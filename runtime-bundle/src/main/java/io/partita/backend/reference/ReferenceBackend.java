@@ -2,8 +2,11 @@ package io.partita.backend.reference;
 
 import java.util.List;
 import java.util.Set;
+import java.util.function.LongSupplier;
 
+import io.partita.backend.reference.kernel.RefMemory;
 import io.partita.graph.EngineKind;
+import io.partita.graph.LogicalTensor;
 import io.partita.graph.Op;
 import io.partita.graph.PartitionPolicy;
 import io.partita.graph.UnsupportedFeatureException;
@@ -20,6 +23,21 @@ import io.partita.spi.Kernel;
  */
 public final class ReferenceBackend implements Backend {
     public static final String ID = "reference";
+
+    private final LongSupplier memoryLimit;
+
+    /** A reference backend bound by no memory limit (only by the largest Java array). */
+    public ReferenceBackend() {
+        this(() -> Long.MAX_VALUE);
+    }
+
+    /**
+     * @param memoryLimit the runtime's memory limit, read at each compile and execution: the
+     *     most bytes of doubles a partition may hold while it runs
+     */
+    public ReferenceBackend(LongSupplier memoryLimit) {
+        this.memoryLimit = memoryLimit;
+    }
 
     @Override
     public String id() {
@@ -59,7 +77,35 @@ public final class ReferenceBackend implements Backend {
                         + " has no reference implementation");
             }
         }
-        return new ReferenceKernel(request);
+        checkMemory(request);
+        return new ReferenceKernel(request, memoryLimit);
+    }
+
+    /**
+     * Refuses at compile a partition whose tensors, held as doubles until it is done, cannot fit:
+     * what execution would check again (it also sees dims known only then).
+     */
+    private void checkMemory(CompileRequest request) {
+        RefMemory heap = new RefMemory(memoryLimit.getAsLong(), partitionName(request));
+        for (LogicalTensor t : request.inputs()) {
+            if (t.isConcrete() && !t.hasDynamicDim()) {
+                heap.take(t.id(), t.dataType(), t.dims());
+            }
+        }
+        for (Op op : request.ops()) {
+            for (LogicalTensor t : op.outputs()) {
+                if (t.isConcrete() && !t.hasDynamicDim()) {
+                    heap.take(t.id(), t.dataType(), t.dims());
+                }
+            }
+        }
+    }
+
+    /** "partition 3 (op 5 (MatMul))", "partition 3 (op 5 (MatMul) and 4 more ops)". */
+    static String partitionName(CompileRequest request) {
+        List<Op> ops = request.ops();
+        return "partition " + request.partitionId() + " (" + ops.get(0).describe()
+                + (ops.size() > 1 ? " and " + (ops.size() - 1) + " more ops" : "") + ")";
     }
 
     private static String describe(List<Op> ops) {

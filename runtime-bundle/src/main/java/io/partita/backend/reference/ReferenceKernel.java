@@ -5,8 +5,10 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.LongSupplier;
 
 import io.partita.backend.reference.kernel.RefContext;
+import io.partita.backend.reference.kernel.RefMemory;
 import io.partita.backend.reference.kernel.RefTensor;
 import io.partita.graph.DataType;
 import io.partita.graph.ElementCodec;
@@ -28,9 +30,11 @@ final class ReferenceKernel implements Kernel {
     private static final int SHAPE_VALUE_LIMIT = 64;
 
     private final CompileRequest request;
+    private final LongSupplier memoryLimit;
 
-    ReferenceKernel(CompileRequest request) {
+    ReferenceKernel(CompileRequest request, LongSupplier memoryLimit) {
         this.request = request;
+        this.memoryLimit = memoryLimit;
     }
 
     @Override
@@ -38,8 +42,11 @@ final class ReferenceKernel implements Kernel {
         Map<Long, RefTensor> env = new HashMap<>();
         Map<Long, LogicalTensor> lts = new HashMap<>();
         Map<Long, long[]> values = new HashMap<>();
+        // Every tensor stays in env until the partition is done: each one's doubles are taken before they are made.
+        RefMemory heap = new RefMemory(memoryLimit.getAsLong(), ReferenceBackend.partitionName(request));
         for (Tensor t : inputs) {
             LogicalTensor lt = t.logicalTensor();
+            heap.take(lt.id(), lt.dataType(), lt.dims());
             RefTensor r = new RefTensor(lt.dataType(), lt.dims(), t.toDoubleArray());
             env.put(t.id(), r);
             lts.put(t.id(), lt);
@@ -70,6 +77,7 @@ final class ReferenceKernel implements Kernel {
                             + " has no concrete dims at execution: " + LogicalTensor.dimsToString(o.dims()));
                 }
                 outDims[i] = o.dims();
+                heap.take(o.id(), o.dataType(), o.dims());
             }
             RefContext ctx = new RefContext(bound, ins, outDims);
             RefOps.find(op.kind()).compute(ctx);

@@ -1,16 +1,22 @@
 package io.partita.testkit.check;
 
 import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.LongToDoubleFunction;
 
 import io.partita.graph.CompiledGraph;
 import io.partita.graph.DataType;
+import io.partita.graph.ElementCodec;
 import io.partita.graph.Engine;
 import io.partita.graph.FpMathMode;
 import io.partita.graph.Graph;
+import io.partita.graph.InvalidArgumentException;
+import io.partita.graph.LayoutType;
 import io.partita.graph.LogicalTensor;
 import io.partita.graph.Op;
 import io.partita.graph.OpKind;
@@ -63,38 +69,64 @@ public final class OutputComparison {
     /** The fraction of the largest expected magnitude below which errors are judged absolutely. */
     static final double SCALE_FRACTION = 0.1;
 
+    /**
+     * Compares with the data type's tolerances, reading the elements from the tensors' memory (no
+     * copy of either tensor on the heap).
+     */
     public static Result compare(Tensor expected, Tensor actual) {
         double[] t = tolerance(expected.logicalTensor().dataType());
-        return compare(expected.toDoubleArray(), actual.toDoubleArray(), t[0], t[1]);
+        long n = expected.logicalTensor().elementCount();
+        long m = actual.logicalTensor().elementCount();
+        if (n != m) {
+            return sizeMismatch(n, m);
+        }
+        return compare(n, elements(expected), elements(actual), t[0], t[1]);
     }
 
     public static Result compare(double[] e, double[] a, double atol, double rtol) {
+        if (e.length != a.length) {
+            return sizeMismatch(e.length, a.length);
+        }
+        return compare(e.length, i -> e[(int) i], i -> a[(int) i], atol, rtol);
+    }
+
+    private static Result compare(long n, LongToDoubleFunction e, LongToDoubleFunction a, double atol, double rtol) {
         double maxAbs = 0;
-        for (double x : e) {
+        for (long i = 0; i < n; i++) {
+            double x = e.applyAsDouble(i);
             if (Double.isFinite(x)) {
                 maxAbs = Math.max(maxAbs, Math.abs(x));
             }
         }
         double scale = SCALE_FRACTION * maxAbs;
-        return judge(e, a, i -> atol + rtol * Math.max(Math.abs(e[i]), scale));
+        return judge(n, e, a, (i, x) -> atol + rtol * Math.max(Math.abs(x), scale));
+    }
+
+    private static Result sizeMismatch(long expected, long actual) {
+        return new Result(false, expected, Math.max(expected, actual), -1, expected, actual, Double.NaN, Double.NaN,
+                Double.NaN);
+    }
+
+    /** The absolute error allowed at an index, given the expected value there. */
+    @FunctionalInterface
+    private interface Allowance {
+        double at(long index, double expected);
     }
 
     /** Judges every element against the absolute error {@code allowed} gives for its index. */
-    private static Result judge(double[] e, double[] a, java.util.function.IntToDoubleFunction allowed) {
-        if (e.length != a.length) {
-            return new Result(false, e.length, Math.max(e.length, a.length), -1, e.length, a.length, Double.NaN,
-                    Double.NaN, Double.NaN);
-        }
+    private static Result judge(long n, LongToDoubleFunction e, LongToDoubleFunction a, Allowance allowed) {
         long bad = 0;
-        long worst = e.length == 0 ? -1 : 0;
+        long worst = n == 0 ? -1 : 0;
         double worstScore = -1;
         double worstAbs = 0;
         double worstRel = 0;
         double worstAllowed = 0;
-        for (int i = 0; i < e.length; i++) {
-            double x = e[i];
-            double y = a[i];
-            double limit = allowed.applyAsDouble(i);
+        double worstExpected = 0;
+        double worstActual = 0;
+        for (long i = 0; i < n; i++) {
+            double x = e.applyAsDouble(i);
+            double y = a.applyAsDouble(i);
+            double limit = allowed.at(i, x);
             boolean ok;
             double abs;
             if (Double.isNaN(x) || Double.isNaN(y)) {
@@ -117,10 +149,39 @@ public final class OutputComparison {
                 worstAbs = abs;
                 worstRel = x == 0 ? (abs == 0 ? 0 : Double.POSITIVE_INFINITY) : abs / Math.abs(x);
                 worstAllowed = limit;
+                worstExpected = x;
+                worstActual = y;
             }
         }
-        return new Result(bad == 0, e.length, bad, worst, worst >= 0 ? e[(int) worst] : 0,
-                worst >= 0 ? a[(int) worst] : 0, worstAbs, worstRel, worstAllowed);
+        return new Result(bad == 0, n, bad, worst, worstExpected, worstActual, worstAbs, worstRel, worstAllowed);
+    }
+
+    /**
+     * Element {@code i} in logical row-major order, read from the tensor's memory: dense tensors by
+     * index, strided ones through their strides.
+     */
+    static LongToDoubleFunction elements(Tensor t) {
+        LogicalTensor lt = t.logicalTensor();
+        if (lt.layoutType() != LayoutType.STRIDED) {
+            throw new InvalidArgumentException("tensor " + lt.id() + " has layout " + lt.layoutType()
+                    + "; element access needs a strided layout");
+        }
+        DataType dt = lt.dataType();
+        MemorySegment seg = t.data();
+        if (lt.isDense()) {
+            return i -> ElementCodec.get(dt, seg, i);
+        }
+        long[] dims = lt.dims();
+        long[] strides = lt.strides();
+        return i -> {
+            long off = 0;
+            long rest = i;
+            for (int d = dims.length - 1; d >= 0; d--) {
+                off += rest % dims[d] * strides[d];
+                rest /= dims[d];
+            }
+            return ElementCodec.get(dt, seg, off);
+        };
     }
 
     /**
@@ -208,13 +269,14 @@ public final class OutputComparison {
         try (Arena arena = Arena.ofConfined()) {
             Map<Long, Tensor> absolute = new HashMap<>();
             for (Map.Entry<Long, Tensor> e : inputs.entrySet()) {
+                // Byte for byte (f32 only here: no rounding), then the sign bits cleared in place.
                 Tensor t = e.getValue();
-                double[] v = t.toDoubleArray();
-                for (int i = 0; i < v.length; i++) {
-                    v[i] = Math.abs(v[i]);
-                }
                 Tensor a = Tensor.allocate(t.logicalTensor(), engine, arena);
-                a.copyFrom(v);
+                MemorySegment.copy(t.data(), 0, a.data(), 0, t.logicalTensor().memSize());
+                MemorySegment seg = a.data();
+                for (long off = 0; off + Float.BYTES <= seg.byteSize(); off += Float.BYTES) {
+                    seg.set(ValueLayout.JAVA_FLOAT_UNALIGNED, off, Math.abs(seg.get(ValueLayout.JAVA_FLOAT_UNALIGNED, off)));
+                }
                 absolute.put(e.getKey(), a);
             }
             Map<Long, double[]> magnitudes = new HashMap<>();
@@ -268,7 +330,12 @@ public final class OutputComparison {
                 || actual.logicalTensor().dataType() != DataType.F32) {
             return compare(expected, actual);
         }
-        return compareBounded(expected.toDoubleArray(), actual.toDoubleArray(), m, bound.roundings());
+        long n = expected.logicalTensor().elementCount();
+        long k = actual.logicalTensor().elementCount();
+        if (n != k) {
+            return sizeMismatch(n, k);
+        }
+        return compareBounded(n, elements(expected), elements(actual), m, bound.roundings());
     }
 
     /**
@@ -277,12 +344,20 @@ public final class OutputComparison {
      * meaningfully rounded.
      */
     public static Result compareBounded(double[] e, double[] a, double[] magnitude, long roundings) {
-        if (magnitude.length != e.length) {
+        if (e.length != a.length) {
+            return sizeMismatch(e.length, a.length);
+        }
+        return compareBounded(e.length, i -> e[(int) i], i -> a[(int) i], magnitude, roundings);
+    }
+
+    private static Result compareBounded(long n, LongToDoubleFunction e, LongToDoubleFunction a, double[] magnitude,
+            long roundings) {
+        if (magnitude.length != n) {
             throw new IllegalArgumentException(
-                    "magnitudes for " + magnitude.length + " elements, expected values for " + e.length);
+                    "magnitudes for " + magnitude.length + " elements, expected values for " + n);
         }
         double perMagnitude = BOUND_FACTOR * roundings * F32_UNIT_ROUNDOFF;
-        return judge(e, a, i -> perMagnitude * magnitude[i] + Float.MIN_NORMAL);
+        return judge(n, e, a, (i, x) -> perMagnitude * magnitude[(int) i] + Float.MIN_NORMAL);
     }
 
 }

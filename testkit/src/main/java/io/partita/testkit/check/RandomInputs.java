@@ -1,15 +1,22 @@
 package io.partita.testkit.check;
 
 import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 
 import io.partita.graph.DataType;
+import io.partita.graph.ElementCodec;
 import io.partita.graph.Engine;
 import io.partita.graph.Graph;
+import io.partita.graph.GraphRuntime;
+import io.partita.graph.InvalidArgumentException;
+import io.partita.graph.LayoutType;
 import io.partita.graph.LogicalTensor;
+import io.partita.graph.MemoryLimitException;
 import io.partita.graph.Op;
 import io.partita.graph.OpKind;
 import io.partita.graph.OpSchema.Port;
@@ -28,18 +35,72 @@ public final class RandomInputs {
     private RandomInputs() {
     }
 
-    /** Allocates and fills every input of a finalized graph. */
+    /**
+     * Allocates and fills every input of a finalized graph, after checking that they fit in the
+     * runtime's memory limit together.
+     *
+     * @throws MemoryLimitException naming the largest input when they do not, before anything is allocated
+     */
+    public static Map<Long, Tensor> forGraph(GraphRuntime runtime, Graph graph, Engine engine, Arena arena, long seed) {
+        return forGraph(runtime.opSchemas(), graph, engine, arena, seed, runtime.memoryLimit());
+    }
+
+    /**
+     * Allocates and fills every input of a finalized graph, bound by no memory limit: for graphs
+     * known to be small (tests); {@link #forGraph(GraphRuntime, Graph, Engine, Arena, long)}
+     * checks the runtime's limit first.
+     */
     public static Map<Long, Tensor> forGraph(OpSchemaRegistry schemas, Graph graph, Engine engine, Arena arena, long seed) {
-        Map<Long, Tensor> out = new LinkedHashMap<>();
+        return forGraph(schemas, graph, engine, arena, seed, Long.MAX_VALUE);
+    }
+
+    private static Map<Long, Tensor> forGraph(OpSchemaRegistry schemas, Graph graph, Engine engine, Arena arena,
+            long seed, long memoryLimit) {
+        List<LogicalTensor> lts = new ArrayList<>();
         for (LogicalTensor t : graph.inputs()) {
             // Inputs left as any/undef get the layout compilation gives them: dense strided.
-            LogicalTensor lt = t.layoutType() == io.partita.graph.LayoutType.ANY
-                    || t.layoutType() == io.partita.graph.LayoutType.UNDEF ? t.withLayout(io.partita.graph.LayoutType.STRIDED) : t;
+            lts.add(t.layoutType() == LayoutType.ANY || t.layoutType() == LayoutType.UNDEF
+                    ? t.withLayout(LayoutType.STRIDED) : t);
+        }
+        checkMemory(lts, memoryLimit);
+        Map<Long, Tensor> out = new LinkedHashMap<>();
+        for (LogicalTensor lt : lts) {
             Tensor tensor = Tensor.allocate(lt, engine, arena);
-            fill(schemas, tensor, graph.ops(), seed ^ (t.id() * 0x9E3779B97F4A7C15L));
-            out.put(t.id(), tensor);
+            fill(schemas, tensor, graph.ops(), seed ^ (lt.id() * 0x9E3779B97F4A7C15L));
+            out.put(lt.id(), tensor);
         }
         return out;
+    }
+
+    /** Refuses inputs that do not fit in the limit together, naming the largest. */
+    private static void checkMemory(List<LogicalTensor> inputs, long limit) {
+        long total = 0;
+        LogicalTensor largest = null;
+        for (LogicalTensor t : inputs) {
+            if (!t.isConcrete() || t.hasDynamicDim()) {
+                continue; // Tensor.allocate names it
+            }
+            long size = t.memSize();
+            if (largest == null || size > largest.memSize()) {
+                largest = t;
+            }
+            total = total + size < 0 ? Long.MAX_VALUE : total + size;
+        }
+        if (largest == null || total <= limit) {
+            return;
+        }
+        String item = "graph input " + describe(largest);
+        if (largest.memSize() > limit) {
+            throw new MemoryLimitException(item, largest.memSize(), limit);
+        }
+        throw new MemoryLimitException("the graph inputs", total, limit, "the graph inputs need "
+                + MemoryLimitException.formatBytes(total) + " together (the largest is " + item + " with "
+                + MemoryLimitException.formatBytes(largest.memSize()) + "); the memory limit is "
+                + MemoryLimitException.formatBytes(limit) + " (" + MemoryLimitException.HOW_TO_RAISE + ")");
+    }
+
+    private static String describe(LogicalTensor t) {
+        return "tensor " + t.id() + " " + t.dataType() + LogicalTensor.dimsToString(t.dims());
     }
 
     /** Fills one tensor, choosing the value domain from the ops that consume it. */
@@ -61,11 +122,55 @@ public final class RandomInputs {
                 domain = stronger(domain, d);
             }
         }
-        int n = (int) lt.elementCount();
-        double[] v = domain == ValueDomain.SHAPE ? shapeValues(lt, shapeConsumer)
-                : domain == ValueDomain.AXES ? reducedAxes(lt, shapeConsumer)
-                : random(lt.dataType(), domain, n, seed);
-        tensor.copyFrom(v);
+        if (domain == ValueDomain.SHAPE || domain == ValueDomain.AXES) {
+            tensor.copyFrom(domain == ValueDomain.SHAPE ? shapeValues(lt, shapeConsumer) : reducedAxes(lt, shapeConsumer));
+        } else {
+            fillRandom(tensor, domain, seed);
+        }
+    }
+
+    /**
+     * Draws seeded values in logical row-major order straight into the tensor's memory: no array
+     * of the whole tensor on the heap.
+     */
+    private static void fillRandom(Tensor tensor, ValueDomain domain, long seed) {
+        LogicalTensor lt = tensor.logicalTensor();
+        if (lt.layoutType() != LayoutType.STRIDED) {
+            throw new InvalidArgumentException("tensor " + lt.id() + " has layout " + lt.layoutType()
+                    + "; random values are written to strided tensors only");
+        }
+        if (lt.stridesMayAlias()) {
+            throw new InvalidArgumentException(lt + ": its strides let distinct elements share memory; cannot write"
+                    + " elements to it");
+        }
+        DataType dt = lt.dataType();
+        MemorySegment seg = tensor.data();
+        SplittableRandom r = new SplittableRandom(seed);
+        long n = lt.elementCount();
+        if (n == 0) {
+            return;
+        }
+        if (lt.isDense()) {
+            for (long i = 0; i < n; i++) {
+                ElementCodec.set(dt, seg, i, draw(r, dt, domain));
+            }
+            return;
+        }
+        long[] dims = lt.dims();
+        long[] strides = lt.strides();
+        long[] idx = new long[dims.length];
+        long offset = 0;
+        for (long i = 0; i < n; i++) {
+            ElementCodec.set(dt, seg, offset, draw(r, dt, domain));
+            for (int d = dims.length - 1; d >= 0; d--) {
+                offset += strides[d];
+                if (++idx[d] < dims[d]) {
+                    break;
+                }
+                offset -= idx[d] * strides[d];
+                idx[d] = 0;
+            }
+        }
     }
 
     private static ValueDomain stronger(ValueDomain a, ValueDomain b) {
@@ -148,16 +253,6 @@ public final class RandomInputs {
             order[i] = found;
         }
         return order;
-    }
-
-    /** Seeded values for a data type and domain. */
-    static double[] random(DataType dt, ValueDomain domain, int n, long seed) {
-        SplittableRandom r = new SplittableRandom(seed);
-        double[] v = new double[n];
-        for (int i = 0; i < n; i++) {
-            v[i] = draw(r, dt, domain);
-        }
-        return v;
     }
 
     private static double draw(SplittableRandom r, DataType dt, ValueDomain domain) {

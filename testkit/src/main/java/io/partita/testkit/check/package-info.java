@@ -3,7 +3,7 @@
  * comparison of outputs with tolerances by data type.
  */
 @Export
-@Version("0.1.0")
+@Version("0.2.0")
 package io.partita.testkit.check;
 
 import org.osgi.annotation.bundle.Export;

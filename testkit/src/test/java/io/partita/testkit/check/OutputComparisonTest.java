@@ -4,7 +4,16 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.foreign.Arena;
+
 import org.junit.jupiter.api.Test;
+
+import io.partita.graph.DataType;
+import io.partita.graph.Engine;
+import io.partita.graph.LayoutType;
+import io.partita.graph.LogicalTensor;
+import io.partita.graph.PropertyType;
+import io.partita.graph.Tensor;
 
 /** Tolerances: relative to each element, with a floor at a tenth of the tensor's largest magnitude. */
 class OutputComparisonTest {
@@ -42,5 +51,31 @@ class OutputComparisonTest {
         assertFalse(OutputComparison.compare(new double[] {-1, 5}, new double[] {1, 5}, t[0], t[1]).matches());
         double[] exact = OutputComparison.tolerance(io.partita.graph.DataType.S32);
         assertFalse(OutputComparison.compare(new double[] {7}, new double[] {8}, exact[0], exact[1]).matches());
+    }
+
+    /** Tensors are compared element by element from memory, in logical order whatever their strides. */
+    @Test
+    void tensorsAreComparedInLogicalOrderAcrossLayouts() {
+        long[] dims = {2, 3};
+        double[] values = {1, 2, 3, 4, 5, 6};
+        try (Arena arena = Arena.ofConfined()) {
+            Tensor dense = Tensor.allocate(LogicalTensor.of(0, DataType.F32, dims), Engine.cpu(), arena);
+            dense.copyFrom(values);
+            Tensor columnMajor = Tensor.allocate(LogicalTensor.of(0, DataType.F32, dims, LayoutType.STRIDED,
+                    new long[] {1, 2}, PropertyType.UNDEF), Engine.cpu(), arena);
+            columnMajor.copyFrom(values);
+            assertTrue(OutputComparison.compare(dense, columnMajor).matches());
+            values[4] = 50;
+            columnMajor.copyFrom(values);
+            OutputComparison.Result r = OutputComparison.compare(dense, columnMajor);
+            assertFalse(r.matches());
+            assertEquals(4, r.worstIndex());
+            assertEquals(5, r.expected());
+            assertEquals(50, r.actual());
+            Tensor shorter = Tensor.allocate(LogicalTensor.of(0, DataType.F32, 5), Engine.cpu(), arena);
+            OutputComparison.Result sizes = OutputComparison.compare(dense, shorter);
+            assertFalse(sizes.matches());
+            assertEquals(6, sizes.elements());
+        }
     }
 }

@@ -6,6 +6,8 @@ import java.util.function.DoubleUnaryOperator;
 
 import io.partita.formats.onnx.OnnxTensor;
 import io.partita.graph.DataType;
+import io.partita.graph.LogicalTensor;
+import io.partita.graph.MemoryLimitException;
 
 /**
  * Evaluates at import the nodes whose inputs are all constant and whose result is a small shape
@@ -16,7 +18,42 @@ import io.partita.graph.DataType;
  * values, which are rounded once to the output type as ONNX's float32 arithmetic would).
  */
 final class ConstantFolder {
+    /** The most elements a folded value holds: the largest array the JVM allocates. */
+    static final long MAX_ELEMENTS = Integer.MAX_VALUE - 8;
+
     private ConstantFolder() {
+    }
+
+    /**
+     * The element count of a value to fold, checked before any array is made: it must fit in one
+     * Java array, and its doubles plus its encoded bytes in half the maximum heap (the import
+     * holds the model and its other values beside it). A model may compute huge dims from small
+     * constants (ConstantOfShape, broadcasting).
+     */
+    static int foldedElements(ImportContext ctx, DataType dt, long[] dims) {
+        long n = 1;
+        for (long d : dims) {
+            if (d < 0) {
+                throw ctx.invalid("the result would have dims " + Arrays.toString(dims) + "; expected dims >= 0");
+            }
+            n = n == 0 || d <= Long.MAX_VALUE / n ? n * d : Long.MAX_VALUE;
+        }
+        String item = "the value of " + ctx.where() + ", " + dt + LogicalTensor.dimsToString(dims) + ",";
+        long perElement = Double.BYTES + Math.max(1, dt.bits() / 8);
+        long bytes = n > Long.MAX_VALUE / perElement ? Long.MAX_VALUE : n * perElement;
+        if (n > MAX_ELEMENTS) {
+            throw new MemoryLimitException(item, bytes, MAX_ELEMENTS * perElement, item + " has "
+                    + (n == Long.MAX_VALUE ? "more than " + Long.MAX_VALUE : Long.toString(n))
+                    + " elements; a value folded at import is held in one Java array, at most " + MAX_ELEMENTS
+                    + " elements");
+        }
+        long heap = Runtime.getRuntime().maxMemory() / 2;
+        if (bytes > heap) {
+            throw new MemoryLimitException(item, bytes, heap, item + " needs " + MemoryLimitException.formatBytes(bytes)
+                    + " of heap to fold at import; at most half the maximum heap, "
+                    + MemoryLimitException.formatBytes(heap) + ", is allowed (raise the heap with -Xmx)");
+        }
+        return (int) n;
     }
 
     /** Folds the current node if it can; false leaves it to its translator. */
@@ -90,11 +127,7 @@ final class ConstantFolder {
         OnnxTensor v = ctx.tensorAttr("value");
         DataType dt = v == null ? DataType.F32 : v.dataType();
         double fill = v == null ? 0 : v.toDoubleArray()[0];
-        long n = 1;
-        for (long d : dims) {
-            n *= d;
-        }
-        double[] values = new double[Math.toIntExact(n)];
+        double[] values = new double[foldedElements(ctx, dt, dims)];
         Arrays.fill(values, fill);
         return OnnxTensor.of("c", dt, dims, values);
     }
@@ -166,11 +199,11 @@ final class ConstantFolder {
         for (int i = 0; i < ctx.inputCount(); i++) {
             outDims[a] += ctx.constant(i).dims()[a];
         }
+        double[] out = new double[foldedElements(ctx, first.dataType(), outDims)];
         long outer = 1;
         for (int k = 0; k < a; k++) {
-            outer *= outDims[k];
+            outer *= outDims[k]; // at most the element count checked above
         }
-        double[] out = new double[Math.toIntExact(outer * Arrays.stream(outDims).skip(a).reduce(1, (x, y) -> x * y))];
         int pos = 0;
         double[][] parts = new double[ctx.inputCount()][];
         long[] inner = new long[ctx.inputCount()];
@@ -256,13 +289,9 @@ final class ConstantFolder {
             }
             od[i] = Math.max(x, y) == 1 ? Math.min(x, y) : Math.max(x, y);
         }
+        double[] out = new double[foldedElements(ctx, a.dataType(), od)];
         double[] av = a.toDoubleArray();
         double[] bv = b.toDoubleArray();
-        long n = 1;
-        for (long x : od) {
-            n *= x;
-        }
-        double[] out = new double[Math.toIntExact(n)];
         long[] idx = new long[rank];
         boolean integer = !a.dataType().isFloatingPoint();
         for (int i = 0; i < out.length; i++) {

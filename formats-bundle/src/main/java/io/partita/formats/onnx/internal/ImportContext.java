@@ -87,7 +87,12 @@ public final class ImportContext {
     }
 
     public OnnxImportException invalid(String reason) {
-        return new OnnxImportException(source + ": node " + nodeName() + " (" + node.opType() + "): " + reason);
+        return new OnnxImportException(where() + ": " + reason);
+    }
+
+    /** "model.onnx: node NAME (OpType)", for messages. */
+    String where() {
+        return source + ": node " + nodeName() + " (" + node.opType() + ")";
     }
 
     /** Attributes the translator did not read. */

@@ -27,13 +27,14 @@ public final class RefTensor {
         this.data = data;
     }
 
-    /** A zero-filled tensor. */
+    /**
+     * A zero-filled tensor.
+     *
+     * @throws io.partita.graph.MemoryLimitException when it has more elements than a Java array holds
+     */
     public static RefTensor zeros(DataType type, long... dims) {
-        long n = count(dims);
-        if (n > Integer.MAX_VALUE - 8) {
-            throw new IllegalArgumentException("reference tensors hold at most " + (Integer.MAX_VALUE - 8)
-                    + " elements, dims " + Arrays.toString(dims) + " have " + n);
-        }
+        long n = RefMemory.elements(dims);
+        RefMemory.checkArray("a reference tensor " + type + LogicalTensor.dimsToString(dims), n);
         return new RefTensor(type, dims, new double[(int) n]);
     }
 

@@ -1,0 +1,90 @@
+package io.partita.testkit.check;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.foreign.Arena;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+import io.partita.graph.DataType;
+import io.partita.graph.Engine;
+import io.partita.graph.EngineKind;
+import io.partita.graph.Graph;
+import io.partita.graph.GraphRuntime;
+import io.partita.graph.LayoutType;
+import io.partita.graph.LogicalTensor;
+import io.partita.graph.MemoryLimitException;
+import io.partita.graph.Op;
+import io.partita.graph.OpKind;
+import io.partita.graph.PropertyType;
+import io.partita.graph.Tensor;
+
+/** Seeded inputs: checked against the memory limit before allocation, written straight into memory. */
+class RandomInputsTest {
+    private static final Engine CPU = Engine.cpu();
+
+    private static Graph add(GraphRuntime rt, LogicalTensor a, LogicalTensor b, LogicalTensor out) {
+        Graph g = rt.createGraph(EngineKind.CPU);
+        g.add(Op.builder(0, OpKind.Add).inputs(a, b).output(out).build());
+        return g.finalizeGraph();
+    }
+
+    private static LogicalTensor f32(long id, long... dims) {
+        return LogicalTensor.of(id, DataType.F32, dims);
+    }
+
+    @Test
+    void anInputLargerThanTheLimitIsRefusedBeforeAnythingIsAllocated() {
+        GraphRuntime rt = GraphRuntime.referenceOnly();
+        rt.setMemoryLimit(1L << 30);
+        long n = 100_000;
+        Graph g = add(rt, f32(0, 1, 1, 1), f32(1, n, n, n), f32(2, n, n, n));
+        try (Arena arena = Arena.ofConfined()) {
+            MemoryLimitException e = assertThrows(MemoryLimitException.class,
+                    () -> RandomInputs.forGraph(rt, g, CPU, arena, 1));
+            assertEquals("graph input tensor 1 f32[100000,100000,100000] needs 3.6 PiB; the memory limit is 1.0 GiB"
+                    + " (set it with the partita.memory.limit property or GraphRuntime.setMemoryLimit)", e.getMessage());
+        }
+    }
+
+    @Test
+    void inputsThatFitAloneButNotTogetherAreRefusedNamingTheLargest() {
+        GraphRuntime rt = GraphRuntime.referenceOnly();
+        rt.setMemoryLimit(6L << 20);
+        Graph g = add(rt, f32(0, 1024, 1024), f32(1, 1024, 1024), f32(2, 1024, 1024));
+        try (Arena arena = Arena.ofConfined()) {
+            MemoryLimitException e = assertThrows(MemoryLimitException.class,
+                    () -> RandomInputs.forGraph(rt, g, CPU, arena, 1));
+            assertEquals(8L << 20, e.bytes());
+            assertTrue(e.getMessage().startsWith("the graph inputs need 8.0 MiB together (the largest is graph input"
+                    + " tensor 0 f32[1024,1024] with 4.0 MiB); the memory limit is 6.0 MiB"), e.getMessage());
+            rt.setMemoryLimit(8L << 20);
+            assertEquals(2, RandomInputs.forGraph(rt, g, CPU, arena, 1).size());
+        }
+    }
+
+    /** The values are drawn in logical order, so a strided input holds the same values as a dense one. */
+    @Test
+    void stridedAndDenseInputsGetTheSameLogicalValues() {
+        GraphRuntime rt = GraphRuntime.referenceOnly();
+        long[] dims = {3, 4, 5};
+        LogicalTensor columnMajor = LogicalTensor.of(0, DataType.F32, dims, LayoutType.STRIDED, new long[] {1, 3, 12},
+                PropertyType.UNDEF);
+        Graph dense = add(rt, f32(0, dims), f32(1, dims), f32(2, dims));
+        Graph strided = add(rt, columnMajor, f32(1, dims), f32(2, dims));
+        try (Arena arena = Arena.ofConfined()) {
+            Map<Long, Tensor> d = RandomInputs.forGraph(rt, dense, CPU, arena, 7);
+            Map<Long, Tensor> s = RandomInputs.forGraph(rt, strided, CPU, arena, 7);
+            double[] expected = d.get(0L).toDoubleArray();
+            assertArrayEquals(expected, s.get(0L).toDoubleArray());
+            // really strided: element [0,1,0] lies 3 floats in, not 5
+            assertEquals(expected[5], s.get(0L).data().getAtIndex(java.lang.foreign.ValueLayout.JAVA_FLOAT, 3));
+            assertTrue(java.util.Arrays.stream(expected).allMatch(v -> v >= -1 && v < 1)
+                    && java.util.Arrays.stream(expected).distinct().count() == expected.length, "seeded values in [-1, 1)");
+        }
+    }
+}
