@@ -374,6 +374,11 @@ final class OnnxMutations {
 
     private void tensorData(Msg t, Random r, StringBuilder log) {
         Field raw = t.all(9).isEmpty() ? null : t.all(9).get(0);
+        long type = t.all(2).isEmpty() ? 0 : t.all(2).get(0).value;
+        if (type == 7 && r.nextBoolean()) {
+            intValues(t, raw, r, log);
+            return;
+        }
         switch (r.nextInt(7)) {
             case 0 -> {
                 if (raw != null) {
@@ -452,6 +457,33 @@ final class OnnxMutations {
                 log.append("onnx.data(from other tensor)");
             }
         }
+    }
+
+    /**
+     * An INT64 tensor's values (shapes, axes, slice bounds once it is an initializer) set to edge
+     * values, the count kept.
+     */
+    private static void intValues(Msg t, Field raw, Random r, StringBuilder log) {
+        if (raw != null && raw.bytes.length >= 8) {
+            java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(raw.bytes.clone()).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            int n = raw.bytes.length / 8;
+            int k = r.nextInt(n);
+            long v = interesting(r);
+            b.putLong(8 * k, v);
+            raw.bytes = b.array();
+            log.append("onnx.data(int64 raw[").append(k).append("]=").append(v).append(')');
+            return;
+        }
+        List<Field> values = t.all(7);
+        Field f = pick(r, values);
+        if (f != null) {
+            long[] v = ProtoTree.packedVarints(f);
+            if (v.length > 0) {
+                v[r.nextInt(v.length)] = interesting(r);
+                ProtoTree.setPackedVarints(f, v);
+            }
+        }
+        log.append("onnx.data(int64_data value)");
     }
 
     /** A value name (node input or output, graph input or output, initializer) changed. */
