@@ -6,7 +6,6 @@ import java.math.BigInteger;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -69,9 +68,7 @@ final class GraphJsonMutations {
                 allOps.add((ObjectNode) op);
                 op.path("inputs").forEach(t -> allTensors.add((ObjectNode) t));
                 op.path("outputs").forEach(t -> allTensors.add((ObjectNode) t));
-                for (Iterator<Map.Entry<String, JsonNode>> it = op.path("attrs").fields(); it.hasNext();) {
-                    allAttrs.add(it.next());
-                }
+                allAttrs.addAll(op.path("attrs").properties());
             }
         }
         if (seeds.isEmpty()) {
@@ -183,8 +180,7 @@ final class GraphJsonMutations {
 
     private static void collect(JsonNode n, List<Slot> out) {
         if (n instanceof ObjectNode o) {
-            for (Iterator<Map.Entry<String, JsonNode>> it = o.fields(); it.hasNext();) {
-                Map.Entry<String, JsonNode> e = it.next();
+            for (Map.Entry<String, JsonNode> e : o.properties()) {
                 out.add(new Slot(o, e.getKey(), -1, e.getValue()));
                 collect(e.getValue(), out);
             }
