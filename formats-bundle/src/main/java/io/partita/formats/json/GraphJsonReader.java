@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 
 import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -37,8 +38,15 @@ final class GraphJsonReader {
 
     public static GraphDescription read(InputStream in, String source) {
         JsonNode root;
-        try {
-            root = MAPPER.readTree(in);
+        try (JsonParser parser = MAPPER.createParser(in)) {
+            try {
+                root = MAPPER.readTree(parser);
+            } catch (NumberFormatException e) {
+                // Jackson reports a number it cannot hold (an exponent beyond int range) this way.
+                JsonLocation loc = parser.currentLocation();
+                throw new GraphFormatException(source + ":" + loc.getLineNr() + ":" + loc.getColumnNr()
+                        + ": not valid JSON: " + e.getMessage(), e);
+            }
         } catch (JsonProcessingException e) {
             JsonLocation loc = e.getLocation();
             throw new GraphFormatException(source + (loc != null ? ":" + loc.getLineNr() + ":" + loc.getColumnNr() : "")

@@ -122,4 +122,12 @@ class GraphJsonReaderTest {
         assertTrue(error(graph(relu("")).replace("\"graph\":", "\"grahp\": [], \"graph\":"))
                 .contains("top level: unknown field 'grahp'"));
     }
+
+    /** Found by GraphJsonFuzzTest: Jackson's NumberFormatException for such a number escaped the reader. */
+    @Test
+    void numberWithAnExponentBeyondIntRangeIsReportedWithItsPlace() {
+        String m = error("{\"graph\": [], \"engine_kind\": \"cpu\",\n \"version\": 1e99511627776}");
+        assertTrue(m.startsWith("test.json:2:"), m);
+        assertTrue(m.contains("not valid JSON") && m.contains("1e99511627776"), m);
+    }
 }

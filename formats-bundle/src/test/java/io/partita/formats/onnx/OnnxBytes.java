@@ -154,6 +154,16 @@ public final class OnnxBytes {
         return message().string(1, name).int64(20, 1).float32(2, v);
     }
 
+    /** An INTS attribute (values packed). */
+    public static OnnxBytes intsAttr(String name, long... v) {
+        return message().string(1, name).int64(20, 7).packedVarints(8, v);
+    }
+
+    /** An attribute of the given AttributeType number with only a name and that type (no value field). */
+    public static OnnxBytes emptyAttr(String name, int type) {
+        return message().string(1, name).int64(20, type);
+    }
+
     /** A graph: nodes, initializers, inputs, outputs in that order of the lists. */
     public static OnnxBytes graph(List<OnnxBytes> nodes, List<OnnxBytes> inits, List<OnnxBytes> inputs,
             List<OnnxBytes> outputs) {

@@ -7,7 +7,6 @@ import java.util.function.DoubleUnaryOperator;
 import io.partita.formats.onnx.OnnxTensor;
 import io.partita.graph.DataType;
 import io.partita.graph.LogicalTensor;
-import io.partita.graph.MemoryLimitException;
 
 /**
  * Evaluates at import the nodes whose inputs are all constant and whose result is a small shape
@@ -18,42 +17,11 @@ import io.partita.graph.MemoryLimitException;
  * values, which are rounded once to the output type as ONNX's float32 arithmetic would).
  */
 final class ConstantFolder {
-    /** The most elements a folded value holds: the largest array the JVM allocates. */
-    static final long MAX_ELEMENTS = Integer.MAX_VALUE - 8;
+    /** The folds that compute on their inputs' values (the others only relabel dims). */
+    private static final java.util.Set<String> COMPUTED = java.util.Set.of("Slice", "Concat", "Cast", "CastLike",
+            "Add", "Sub", "Mul", "Div", "Neg", "Sqrt", "Reciprocal");
 
     private ConstantFolder() {
-    }
-
-    /**
-     * The element count of a value to fold, checked before any array is made: it must fit in one
-     * Java array, and its doubles plus its encoded bytes in half the maximum heap (the import
-     * holds the model and its other values beside it). A model may compute huge dims from small
-     * constants (ConstantOfShape, broadcasting).
-     */
-    static int foldedElements(ImportContext ctx, DataType dt, long[] dims) {
-        long n = 1;
-        for (long d : dims) {
-            if (d < 0) {
-                throw ctx.invalid("the result would have dims " + Arrays.toString(dims) + "; expected dims >= 0");
-            }
-            n = n == 0 || d <= Long.MAX_VALUE / n ? n * d : Long.MAX_VALUE;
-        }
-        String item = "the value of " + ctx.where() + ", " + dt + LogicalTensor.dimsToString(dims) + ",";
-        long perElement = Double.BYTES + Math.max(1, dt.bits() / 8);
-        long bytes = n > Long.MAX_VALUE / perElement ? Long.MAX_VALUE : n * perElement;
-        if (n > MAX_ELEMENTS) {
-            throw new MemoryLimitException(item, bytes, MAX_ELEMENTS * perElement, item + " has "
-                    + (n == Long.MAX_VALUE ? "more than " + Long.MAX_VALUE : Long.toString(n))
-                    + " elements; a value folded at import is held in one Java array, at most " + MAX_ELEMENTS
-                    + " elements");
-        }
-        long heap = Runtime.getRuntime().maxMemory() / 2;
-        if (bytes > heap) {
-            throw new MemoryLimitException(item, bytes, heap, item + " needs " + MemoryLimitException.formatBytes(bytes)
-                    + " of heap to fold at import; at most half the maximum heap, "
-                    + MemoryLimitException.formatBytes(heap) + ", is allowed (raise the heap with -Xmx)");
-        }
-        return (int) n;
     }
 
     /** Folds the current node if it can; false leaves it to its translator. */
@@ -66,6 +34,17 @@ final class ConstantFolder {
         if (!ctx.allInputsConstant() || ctx.inputCount() == 0) {
             return false;
         }
+        if (COMPUTED.contains(op)) {
+            for (int i = 0; i < ctx.inputCount(); i++) {
+                if (ctx.hasInput(i) && ctx.constant(i).elementCount() > ImportContext.MAX_FOLDED_ELEMENTS) {
+                    if (Translators.find(op) != null) {
+                        return false; // computed at execution instead
+                    }
+                    throw ctx.unsupported("constant input " + i + " has " + ctx.constant(i).elementCount()
+                            + " elements; at most " + ImportContext.MAX_FOLDED_ELEMENTS + " are computed on at import");
+                }
+            }
+        }
         OnnxTensor r = switch (op) {
             case "ConstantOfShape" -> constantOfShape(ctx);
             case "Slice" -> slice(ctx);
@@ -76,9 +55,9 @@ final class ConstantFolder {
             case "Reshape" -> reshape(ctx);
             case "Flatten" -> withDims(ctx.constant(0), ShapeTranslators.flattenDims(ctx, ctx.constant(0).dims()));
             case "Squeeze" -> withDims(ctx.constant(0), ShapeTranslators.squeezeDims(ctx, ctx.constant(0).dims(),
-                    ctx.hasInput(1) ? ctx.constant(1).toLongArray() : null));
+                    ctx.hasInput(1) ? ctx.intsInput(1, "axes") : null));
             case "Unsqueeze" -> withDims(ctx.constant(0), ShapeTranslators.unsqueezeDims(ctx, ctx.constant(0).dims(),
-                    ctx.constant(1).toLongArray()));
+                    ctx.intsInput(1, "axes")));
             case "Add" -> binary(ctx, Double::sum);
             case "Sub" -> binary(ctx, (a, b) -> a - b);
             case "Mul" -> binary(ctx, (a, b) -> a * b);
@@ -123,11 +102,15 @@ final class ConstantFolder {
     }
 
     private static OnnxTensor constantOfShape(ImportContext ctx) {
-        long[] dims = ctx.constant(0).toLongArray();
+        long[] dims = ctx.intsInput(0, "shape");
+        int n = (int) ctx.foldedCount(dims, "the output");
         OnnxTensor v = ctx.tensorAttr("value");
+        if (v != null && v.elementCount() != 1) {
+            throw ctx.invalid("attribute value " + v + " must hold exactly one element");
+        }
         DataType dt = v == null ? DataType.F32 : v.dataType();
         double fill = v == null ? 0 : v.toDoubleArray()[0];
-        double[] values = new double[foldedElements(ctx, dt, dims)];
+        double[] values = new double[n];
         Arrays.fill(values, fill);
         return OnnxTensor.of("c", dt, dims, values);
     }
@@ -135,17 +118,28 @@ final class ConstantFolder {
     private static OnnxTensor slice(ImportContext ctx) {
         OnnxTensor data = ctx.constant(0);
         long[] d = data.dims();
-        long[] starts = ctx.constant(1).toLongArray();
-        long[] ends = ctx.constant(2).toLongArray();
-        long[] axes = ctx.hasInput(3) ? ctx.constant(3).toLongArray() : null;
-        long[] steps = ctx.hasInput(4) ? ctx.constant(4).toLongArray() : null;
+        long[] starts = ctx.intsInput(1, "starts");
+        long[] ends = ctx.intsInput(2, "ends");
+        long[] axes = ctx.hasInput(3) ? ctx.intsInput(3, "axes") : null;
+        long[] steps = ctx.hasInput(4) ? ctx.intsInput(4, "steps") : null;
+        if (ends.length != starts.length || axes != null && axes.length != starts.length
+                || steps != null && steps.length != starts.length) {
+            throw ctx.invalid("starts " + Arrays.toString(starts) + ", ends " + Arrays.toString(ends)
+                    + (axes != null ? ", axes " + Arrays.toString(axes) : "")
+                    + (steps != null ? ", steps " + Arrays.toString(steps) : "") + " must have as many values");
+        }
         int rank = d.length;
         long[] st = new long[rank];
         long[] step = new long[rank];
         long[] count = d.clone();
+        boolean[] seen = new boolean[rank];
         Arrays.fill(step, 1);
         for (int k = 0; k < starts.length; k++) {
-            int ax = (int) (axes == null ? k : axes[k] < 0 ? axes[k] + rank : axes[k]);
+            int ax = ctx.axis(axes == null ? k : axes[k], rank, "axis");
+            if (seen[ax]) {
+                throw ctx.invalid("axes " + Arrays.toString(axes) + " name axis " + ax + " twice");
+            }
+            seen[ax] = true;
             long s = steps == null ? 1 : steps[k];
             if (s == 0) {
                 throw ctx.invalid("steps must not be 0");
@@ -190,16 +184,33 @@ final class ConstantFolder {
     }
 
     private static OnnxTensor concat(ImportContext ctx) {
-        long axis = ctx.intAttr("axis", 0);
+        long axis = ctx.intAttr("axis", Long.MIN_VALUE);
+        if (axis == Long.MIN_VALUE) {
+            throw ctx.invalid("attribute axis is required");
+        }
         OnnxTensor first = ctx.constant(0);
         int rank = first.dims().length;
-        int a = (int) (axis < 0 ? axis + rank : axis);
+        if (rank == 0) {
+            throw ctx.invalid("input 0 is a scalar; Concat needs inputs of rank >= 1");
+        }
+        int a = ctx.axis(axis, rank, "axis");
         long[] outDims = first.dims();
         outDims[a] = 0;
         for (int i = 0; i < ctx.inputCount(); i++) {
-            outDims[a] += ctx.constant(i).dims()[a];
+            OnnxTensor c = ctx.constant(i);
+            long[] cd = c.dims();
+            boolean fits = cd.length == rank && c.dataType() == first.dataType();
+            for (int k = 0; fits && k < rank; k++) {
+                fits = k == a || cd[k] == outDims[k];
+            }
+            if (!fits) {
+                throw ctx.invalid("input " + i + " " + c.dataType() + LogicalTensor.dimsToString(cd)
+                        + " does not fit input 0 " + first.dataType() + LogicalTensor.dimsToString(first.dims())
+                        + ": Concat needs one data type and equal dims except on axis " + a);
+            }
+            outDims[a] = cd[a] > Long.MAX_VALUE - outDims[a] ? Long.MAX_VALUE : outDims[a] + cd[a];
         }
-        double[] out = new double[foldedElements(ctx, first.dataType(), outDims)];
+        double[] out = new double[(int) ctx.foldedCount(outDims, "the output")];
         long outer = 1;
         for (int k = 0; k < a; k++) {
             outer *= outDims[k]; // at most the element count checked above
@@ -239,25 +250,9 @@ final class ConstantFolder {
 
     private static OnnxTensor reshape(ImportContext ctx) {
         OnnxTensor x = ctx.constant(0);
-        long[] shape = ctx.constant(1).toLongArray();
+        long[] shape = ctx.intsInput(1, "shape");
         boolean allowZero = ctx.intAttr("allowzero", 0) != 0;
-        long[] d = x.dims();
-        long known = 1;
-        int infer = -1;
-        for (int i = 0; i < shape.length; i++) {
-            if (shape[i] == 0 && !allowZero) {
-                shape[i] = d[i];
-            }
-            if (shape[i] == -1) {
-                infer = i;
-            } else {
-                known *= shape[i];
-            }
-        }
-        if (infer >= 0) {
-            shape[infer] = known == 0 ? 0 : x.elementCount() / known;
-        }
-        return withDims(x, shape);
+        return withDims(x, ShapeTranslators.reshapeDims(ctx, x.dims(), shape, allowZero));
     }
 
     private static OnnxTensor withDims(OnnxTensor x, long[] dims) {
@@ -277,6 +272,10 @@ final class ConstantFolder {
     private static OnnxTensor binary(ImportContext ctx, DoubleBinaryOperator f) {
         OnnxTensor a = ctx.constant(0);
         OnnxTensor b = ctx.constant(1);
+        if (a.dataType() != b.dataType()) {
+            throw ctx.invalid("inputs have data types " + a.dataType() + " and " + b.dataType()
+                    + "; ONNX requires them equal");
+        }
         long[] ad = a.dims();
         long[] bd = b.dims();
         int rank = Math.max(ad.length, bd.length);
@@ -289,7 +288,7 @@ final class ConstantFolder {
             }
             od[i] = Math.max(x, y) == 1 ? Math.min(x, y) : Math.max(x, y);
         }
-        double[] out = new double[foldedElements(ctx, a.dataType(), od)];
+        double[] out = new double[(int) ctx.foldedCount(od, "the output")];
         double[] av = a.toDoubleArray();
         double[] bv = b.toDoubleArray();
         long[] idx = new long[rank];

@@ -111,7 +111,7 @@ final class ElementwiseTranslators {
             throw ctx.unsupported("base of data type " + x.dataType()
                     + ": integer power is not expressible with oneDNN ops (Pow is floating point)");
         }
-        if (ctx.isConstant(1)) {
+        if (ctx.isConstant(1) && ctx.constant(1).elementCount() <= ImportContext.MAX_FOLDED_ELEMENTS) {
             OnnxTensor e = ctx.constant(1);
             double[] v = e.toDoubleArray();
             boolean uniform = v.length > 0;

@@ -157,11 +157,15 @@ public final class ImportContext {
 
     public String stringAttr(String name, String def) {
         AttributeProto a = attr(name, AttributeProto.STRING);
-        return a == null ? def : new String(a.s(), StandardCharsets.UTF_8);
+        // An absent s field is protobuf's default, the empty string.
+        return a == null ? def : a.s() == null ? "" : new String(a.s(), StandardCharsets.UTF_8);
     }
 
     public OnnxTensor tensorAttr(String name) {
         AttributeProto a = attr(name, AttributeProto.TENSOR);
+        if (a != null && a.t() == null) {
+            throw invalid("attribute '" + name + "' is TENSOR but holds no tensor (field t)");
+        }
         return a == null ? null : TensorValues.toTensor(a.t(), source, "attribute '" + name + "' of node " + nodeName());
     }
 
@@ -205,8 +209,107 @@ public final class ImportContext {
         return true;
     }
 
+    /**
+     * The value of constant input i.
+     *
+     * @throws OnnxImportException when the input is omitted
+     * @throws UnsupportedOnnxException when it is known only at execution
+     */
     public OnnxTensor constant(int i) {
-        return constantValues.get(node.inputs().get(i));
+        if (!hasInput(i)) {
+            throw invalid("input " + i + " is required");
+        }
+        OnnxTensor c = constantValues.get(node.inputs().get(i));
+        if (c == null) {
+            throw unsupported("input " + i + " ('" + node.inputs().get(i) + "') must be a constant");
+        }
+        return c;
+    }
+
+    /**
+     * The values of constant input i, which ONNX defines as an integer scalar or 1-D tensor (a
+     * shape, axes, slice bounds).
+     */
+    public long[] intsInput(int i, String what) {
+        OnnxTensor c = constant(i);
+        if (c.dataType() != DataType.S64 && c.dataType() != DataType.S32) {
+            throw invalid(what + " (input " + i + ") is " + c.dataType() + "; expected int64 or int32");
+        }
+        long[] d = c.dims();
+        if (d.length > 1) {
+            throw invalid(what + " (input " + i + ") has dims " + LogicalTensor.dimsToString(d) + "; expected 1-D");
+        }
+        if (c.elementCount() > MAX_FOLDED_ELEMENTS) {
+            throw unsupported(what + " (input " + i + ") has " + c.elementCount() + " values; at most "
+                    + MAX_FOLDED_ELEMENTS + " are read at import");
+        }
+        return c.toLongArray();
+    }
+
+    /**
+     * The most elements a value computed at import (a folded constant, a zero bias) or read for its
+     * values may have: constant folding works on doubles, so this bounds it to 128 MB per value, while
+     * a tiny model could otherwise ask for any size (ConstantOfShape, broadcasting).
+     */
+    public static final long MAX_FOLDED_ELEMENTS = 1L << 24;
+
+    /**
+     * The element count of dims computed at import, checked: non-negative dims, no overflow, at most
+     * {@link #MAX_FOLDED_ELEMENTS}.
+     */
+    public long foldedCount(long[] dims, String what) {
+        long n = 1;
+        boolean zero = false;
+        boolean overflow = false;
+        for (long d : dims) {
+            if (d < 0) {
+                throw invalid(what + " has dims " + LogicalTensor.dimsToString(dims) + "; expected dims >= 0");
+            }
+            if (d == 0) {
+                zero = true;
+            } else if (n > Long.MAX_VALUE / d) {
+                overflow = true;
+            } else {
+                n *= d;
+            }
+        }
+        if (zero) {
+            return 0;
+        }
+        if (overflow || n > MAX_FOLDED_ELEMENTS) {
+            throw unsupported(what + " of dims " + LogicalTensor.dimsToString(dims) + " would be computed at import "
+                    + "and has " + (overflow ? "more than 2^63-1" : Long.toString(n)) + " elements; at most "
+                    + MAX_FOLDED_ELEMENTS + " are");
+        }
+        return n;
+    }
+
+    /** A zero-filled constant value (e.g. an omitted bias), its size checked first. */
+    public OnnxTensor zeros(String name, DataType dt, long[] dims) {
+        return OnnxTensor.of(name, dt, dims, new double[(int) foldedCount(dims, name)]);
+    }
+
+    /**
+     * An axis attribute or value in [-rank, rank-1] as an index in [0, rank-1] (compared as a long,
+     * so a value such as 2^32 is not truncated into range).
+     */
+    public int axis(long axis, int rank, String what) {
+        if (rank < 0) {
+            throw unsupported(what + " " + axis + " on an input of unknown rank");
+        }
+        if (axis < -rank || axis >= rank) {
+            throw invalid(what + " " + axis + " is out of range [" + -rank + ", " + (rank - 1) + "] for rank " + rank);
+        }
+        return (int) (axis < 0 ? axis + rank : axis);
+    }
+
+    /** The dims of a tensor a translation needs the rank of. */
+    public long[] rankedDims(LogicalTensor t, String what) {
+        long[] d = t.dims();
+        if (d == null) {
+            throw unsupported(what + " has unknown rank (it is computed from values known only at execution)");
+        }
+        return d;
     }
 
     /** The data type of input i (constant or not). */
@@ -241,7 +344,9 @@ public final class ImportContext {
     public LogicalTensor constantTensor(OnnxTensor value) {
         LogicalTensor t = value.logicalTensor(nextTensorId++, PropertyType.CONSTANT);
         constantsById.put(t.id(), value);
-        if (value.dataType() == DataType.S64 || value.dataType() == DataType.S32) {
+        // Integer constants may be shapes that shape inference reads; a large one is not a shape.
+        if ((value.dataType() == DataType.S64 || value.dataType() == DataType.S32)
+                && value.dims().length <= 1 && value.elementCount() <= MAX_FOLDED_ELEMENTS) {
             knownValues.put(t.id(), value.toLongArray());
         }
         return t;

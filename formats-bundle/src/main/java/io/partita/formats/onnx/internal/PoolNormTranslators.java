@@ -5,7 +5,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
-import io.partita.formats.onnx.OnnxTensor;
 import io.partita.graph.DataType;
 import io.partita.graph.LogicalTensor;
 import io.partita.graph.OpKind;
@@ -112,11 +111,7 @@ final class PoolNormTranslators {
             throw ctx.invalid("X has unknown rank");
         }
         int rank = xd.length;
-        long axis = ctx.intAttr("axis", -1);
-        int a = (int) (axis < 0 ? axis + rank : axis);
-        if (a < 0 || a >= rank) {
-            throw ctx.invalid("axis " + axis + " is out of range for X of rank " + rank);
-        }
+        int a = ctx.axis(ctx.intAttr("axis", -1), rank, "axis");
         float eps = ctx.floatAttr("epsilon", 1e-5f);
         long stash = ctx.intAttr("stash_type", 1);
         if (stash != 1) {
@@ -124,8 +119,7 @@ final class PoolNormTranslators {
         }
         LogicalTensor scale = ctx.input(1);
         LogicalTensor bias = ctx.hasInput(2) ? ctx.input(2)
-                : ctx.constantTensor(OnnxTensor.of("zero bias", scale.dataType(), scale.dims(),
-                        new double[(int) scale.elementCount()]));
+                : ctx.constantTensor(ctx.zeros("zero bias", scale.dataType(), ctx.rankedDims(scale, "Scale")));
         long[] norm = Arrays.copyOfRange(xd, a, rank);
         scale = reshapeIfNeeded(ctx, scale, norm);
         bias = reshapeIfNeeded(ctx, bias, norm);
@@ -183,7 +177,7 @@ final class PoolNormTranslators {
     static NodeTranslator reduce(OpKind kind, int axesInputSince) {
         return ctx -> {
             LogicalTensor x = ctx.input(0);
-            long[] xd = x.dims();
+            long[] xd = ctx.rankedDims(x, "input");
             boolean keep = ctx.intAttr("keepdims", 1) != 0;
             long[] axes;
             boolean noop = false;
@@ -194,7 +188,7 @@ final class PoolNormTranslators {
                         throw ctx.unsupported("axes given at run time (input 'axes' is not a constant): the "
                                 + "output shape would be known only at execution");
                     }
-                    axes = ctx.constant(1).toLongArray();
+                    axes = ctx.intsInput(1, "axes");
                 } else {
                     axes = new long[0];
                 }

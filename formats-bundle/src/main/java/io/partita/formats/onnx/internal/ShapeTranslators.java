@@ -45,7 +45,7 @@ final class ShapeTranslators {
         LogicalTensor x = ctx.input(0);
         boolean allowZero = ctx.intAttr("allowzero", 0) != 0;
         if (ctx.isConstant(1)) {
-            long[] shape = ctx.constant(1).toLongArray();
+            long[] shape = ctx.intsInput(1, "shape");
             ctx.setOutput(0, ctx.emit1(OpKind.StaticReshape, List.of(x), x.dataType(),
                     b -> b.attr("shape", shape).attr("special_zero", !allowZero)));
         } else {
@@ -55,27 +55,80 @@ final class ShapeTranslators {
         }
     }
 
+    /**
+     * The dims ONNX Reshape gives: 0 copies the input dim (unless allowzero), one -1 is inferred, the
+     * element count must stay the same.
+     */
+    static long[] reshapeDims(ImportContext ctx, long[] d, long[] shape, boolean allowZero) {
+        long[] out = shape.clone();
+        int infer = -1;
+        long known = 1;
+        boolean overflow = false;
+        for (int i = 0; i < out.length; i++) {
+            if (out[i] == 0 && !allowZero) {
+                if (i >= d.length) {
+                    throw ctx.invalid("shape " + Arrays.toString(shape) + " copies dim " + i + " (0) of an input of "
+                            + "rank " + d.length);
+                }
+                out[i] = d[i];
+            }
+            if (out[i] == -1 && infer < 0) {
+                infer = i;
+            } else if (out[i] < 0) {
+                throw ctx.invalid("shape " + Arrays.toString(shape) + " has dim " + out[i] + " at " + i
+                        + "; expected >= 0 or one -1");
+            } else if (out[i] != 0 && known > Long.MAX_VALUE / out[i]) {
+                overflow = true;
+            } else {
+                known *= out[i];
+            }
+        }
+        // A product with a zero factor is zero even where it wrapped, and a value's count fits a long.
+        long count = 1;
+        for (long x : d) {
+            count *= x;
+        }
+        if (known == 0) {
+            overflow = false;
+        }
+        if (infer >= 0 ? overflow || known == 0 || count % known != 0 : overflow || known != count) {
+            throw ctx.invalid("input of dims " + LogicalTensor.dimsToString(d) + " (" + count + " elements) cannot "
+                    + "be reshaped to " + Arrays.toString(shape));
+        }
+        if (infer >= 0) {
+            out[infer] = count / known;
+        }
+        return out;
+    }
+
     static long[] flattenDims(ImportContext ctx, long[] d) {
         long axis = ctx.intAttr("axis", 1);
-        int a = (int) (axis < 0 ? axis + d.length : axis);
-        if (a < 0 || a > d.length) {
-            throw ctx.invalid("axis " + axis + " is out of range for rank " + d.length);
+        // Flatten's axis may equal the rank (everything goes to the outer dim).
+        if (axis < -d.length || axis > d.length) {
+            throw ctx.invalid("axis " + axis + " is out of range [" + -d.length + ", " + d.length + "] for rank "
+                    + d.length);
         }
+        int a = (int) (axis < 0 ? axis + d.length : axis);
         long outer = 1;
         long inner = 1;
-        for (int i = 0; i < d.length; i++) {
-            if (i < a) {
-                outer *= d[i];
-            } else {
-                inner *= d[i];
+        try {
+            for (int i = 0; i < d.length; i++) {
+                if (i < a) {
+                    outer = Math.multiplyExact(outer, d[i]);
+                } else {
+                    inner = Math.multiplyExact(inner, d[i]);
+                }
             }
+        } catch (ArithmeticException e) {
+            throw ctx.invalid("flattening " + LogicalTensor.dimsToString(d) + " at axis " + a
+                    + " gives a dim above 2^63-1");
         }
         return new long[] {outer, inner};
     }
 
     private static void flatten(ImportContext ctx) {
         LogicalTensor x = ctx.input(0);
-        ctx.setOutput(0, staticReshape(ctx, x, flattenDims(ctx, x.dims())));
+        ctx.setOutput(0, staticReshape(ctx, x, flattenDims(ctx, ctx.rankedDims(x, "input"))));
     }
 
     static long[] squeezeDims(ImportContext ctx, long[] d, long[] axes) {
@@ -87,8 +140,8 @@ final class ShapeTranslators {
             }
         } else {
             for (long ax : axes) {
-                int a = (int) (ax < 0 ? ax + d.length : ax);
-                if (a < 0 || a >= d.length || d[a] != 1) {
+                int a = ctx.axis(ax, d.length, "axis");
+                if (d[a] != 1) {
                     throw ctx.invalid("cannot squeeze axis " + ax + " of " + LogicalTensor.dimsToString(d));
                 }
                 drop[a] = true;
@@ -106,9 +159,9 @@ final class ShapeTranslators {
         int rank = d.length + axes.length;
         boolean[] added = new boolean[rank];
         for (long ax : axes) {
-            int a = (int) (ax < 0 ? ax + rank : ax);
-            if (a < 0 || a >= rank || added[a]) {
-                throw ctx.invalid("axes " + Arrays.toString(axes) + " are invalid for output rank " + rank);
+            int a = ctx.axis(ax, rank, "axis");
+            if (added[a]) {
+                throw ctx.invalid("axes " + Arrays.toString(axes) + " name axis " + a + " twice");
             }
             added[a] = true;
         }
@@ -126,12 +179,13 @@ final class ShapeTranslators {
         if (!ctx.isConstant(1)) {
             throw ctx.unsupported("axes given at run time: the output shape of " + op + " would be dynamic");
         }
-        return ctx.constant(1).toLongArray();
+        return ctx.intsInput(1, "axes");
     }
 
     private static void squeeze(ImportContext ctx) {
         LogicalTensor x = ctx.input(0);
-        ctx.setOutput(0, staticReshape(ctx, x, squeezeDims(ctx, x.dims(), constantAxes(ctx, "Squeeze"))));
+        ctx.setOutput(0, staticReshape(ctx, x, squeezeDims(ctx, ctx.rankedDims(x, "input"),
+                constantAxes(ctx, "Squeeze"))));
     }
 
     private static void unsqueeze(ImportContext ctx) {
@@ -140,12 +194,12 @@ final class ShapeTranslators {
         if (axes == null) {
             throw ctx.invalid("input axes is required");
         }
-        ctx.setOutput(0, staticReshape(ctx, x, unsqueezeDims(ctx, x.dims(), axes)));
+        ctx.setOutput(0, staticReshape(ctx, x, unsqueezeDims(ctx, ctx.rankedDims(x, "input"), axes)));
     }
 
     private static void transpose(ImportContext ctx) {
         LogicalTensor x = ctx.input(0);
-        int rank = x.ndims();
+        int rank = ctx.rankedDims(x, "input").length;
         long[] rev = new long[rank];
         for (int i = 0; i < rank; i++) {
             rev[i] = rank - 1 - i;
@@ -165,7 +219,10 @@ final class ShapeTranslators {
         if (axis == Long.MIN_VALUE) {
             throw ctx.invalid("attribute axis is required");
         }
-        int rank = ins.get(0).ndims();
+        if (ins.isEmpty()) {
+            throw ctx.invalid("Concat needs at least one input");
+        }
+        int rank = ctx.rankedDims(ins.get(0), "input 0").length;
         long a = axis < 0 ? axis + rank : axis;
         ctx.setOutput(0, ctx.emit1(OpKind.Concat, ins, ins.get(0).dataType(), b -> b.attr("axis", a)));
     }
@@ -290,9 +347,19 @@ final class ShapeTranslators {
 
     private static void size(ImportContext ctx) {
         long[] d = ctx.inputDims(0);
+        if (d == null) {
+            throw ctx.unsupported("input of unknown rank");
+        }
         long n = 1;
         for (long v : d) {
-            n *= v;
+            if (v < 0) {
+                throw ctx.unsupported("input dims " + LogicalTensor.dimsToString(d) + " not known at import");
+            }
+            try {
+                n = Math.multiplyExact(n, v);
+            } catch (ArithmeticException e) {
+                throw ctx.invalid("input dims " + LogicalTensor.dimsToString(d) + " have more than 2^63-1 elements");
+            }
         }
         ctx.setConstantOutput(0, OnnxTensor.ofLongs("size", new long[0], new long[] {n}));
     }

@@ -22,6 +22,17 @@ record Spatial(long[] strides, long[] dilations, long[] padsBegin, long[] padsEn
                     + " and pads " + Arrays.toString(pads) + " do not fit " + n + " spatial dims (expected " + n + ", "
                     + n + " and " + 2 * n + " values)");
         }
+        if (srcSpatial.length != n) {
+            throw ctx.invalid("kernel " + Arrays.toString(kernel) + " has " + n + " spatial dims but the input has "
+                    + srcSpatial.length);
+        }
+        for (int i = 0; i < n; i++) {
+            if (kernel[i] <= 0 || strides[i] <= 0 || dil[i] <= 0 || pads[i] < 0 || pads[n + i] < 0) {
+                throw ctx.invalid("kernel " + Arrays.toString(kernel) + ", strides " + Arrays.toString(strides)
+                        + ", dilations " + Arrays.toString(dil) + ", pads " + Arrays.toString(pads)
+                        + ": expected positive kernel, strides and dilations and pads >= 0");
+            }
+        }
         long[] pb = Arrays.copyOfRange(pads, 0, n);
         long[] pe = Arrays.copyOfRange(pads, n, 2 * n);
         switch (autoPad) {
@@ -32,8 +43,20 @@ record Spatial(long[] strides, long[] dilations, long[] padsBegin, long[] padsEn
             }
             case "SAME_UPPER", "SAME_LOWER" -> {
                 for (int i = 0; i < n; i++) {
-                    long out = Math.ceilDiv(srcSpatial[i], strides[i]);
-                    long total = Math.max(0, (out - 1) * strides[i] + (kernel[i] - 1) * dil[i] + 1 - srcSpatial[i]);
+                    if (srcSpatial[i] < 0) {
+                        throw ctx.unsupported("auto_pad " + autoPad + " on spatial dims " + Arrays.toString(srcSpatial)
+                                + " not known at import");
+                    }
+                    long total;
+                    try {
+                        long out = Math.ceilDiv(srcSpatial[i], strides[i]);
+                        total = Math.max(0, Math.addExact(Math.multiplyExact(out - 1, strides[i]),
+                                Math.multiplyExact(kernel[i] - 1, dil[i])) + 1 - srcSpatial[i]);
+                    } catch (ArithmeticException e) {
+                        throw ctx.invalid("auto_pad " + autoPad + " padding of spatial dim " + i + " ("
+                                + srcSpatial[i] + ", kernel " + kernel[i] + ", stride " + strides[i] + ", dilation "
+                                + dil[i] + ") exceeds 2^63-1");
+                    }
                     long small = total / 2;
                     pb[i] = autoPad.equals("SAME_UPPER") ? small : total - small;
                     pe[i] = total - pb[i];

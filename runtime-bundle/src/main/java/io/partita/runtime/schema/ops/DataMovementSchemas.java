@@ -227,6 +227,13 @@ public final class DataMovementSchemas {
         return out;
     }
 
+    /**
+     * The highest output rank a DynamicReshape's shape input may give (oneDNN's own limit is 12):
+     * the rank is allocated as a dims array, so a shape input declared with 2^31 values must be
+     * refused rather than allocated.
+     */
+    static final int MAX_RESHAPE_RANK = 1024;
+
     private static void inferDynamicReshape(ShapeContext ctx) {
         ctx.requireRank(1, 1);
         long[] values = ctx.values(1);
@@ -238,6 +245,11 @@ public final class DataMovementSchemas {
         }
         long[] shapeDims = ctx.dims(1);
         if (shapeDims != null && shapeDims[0] >= 0) {
+            if (shapeDims[0] > MAX_RESHAPE_RANK) {
+                throw ctx.error("shape input (tensor " + ctx.input(1).id() + ") has " + shapeDims[0]
+                        + " values: the output would have rank " + shapeDims[0] + "; at most " + MAX_RESHAPE_RANK
+                        + " is accepted");
+            }
             // Rank known, dims only at execution.
             long[] out = new long[(int) shapeDims[0]];
             Arrays.fill(out, DYNAMIC_DIM);

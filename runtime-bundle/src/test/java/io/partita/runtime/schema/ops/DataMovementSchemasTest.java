@@ -261,6 +261,19 @@ class DataMovementSchemasTest {
         assertMentions(rejected(noAttr), "missing required attribute 'special_zero'");
     }
 
+    /** Found by the formats fuzzer: the output rank was allocated from the declared length, 2^31 overflowed. */
+    @Test
+    void dynamicReshapeRefusesAShapeInputTooLongToBeARank() {
+        for (long length : new long[] {1L << 31, 1L << 40, DataMovementSchemas.MAX_RESHAPE_RANK + 1}) {
+            InvalidGraphException e = assertThrows(InvalidGraphException.class, () -> dims(dynReshape(f32(0, 2, 3),
+                    t(1, DataType.S64, length), unknown(2, DataType.F32), false)));
+            assertMentions(e.getMessage(), "op 0 (DynamicReshape)", "shape input (tensor 1) has " + length + " values",
+                    "at most 1024");
+        }
+        assertEquals(DataMovementSchemas.MAX_RESHAPE_RANK, dims(dynReshape(f32(0, 2, 3),
+                t(1, DataType.S64, DataMovementSchemas.MAX_RESHAPE_RANK), unknown(2, DataType.F32), false)).length);
+    }
+
     @Test
     void dynamicTransposeWithAndWithoutValues() {
         Op op = dynTranspose(f32(0, 2, 3, 4), t(1, DataType.S32, 3), unknown(2, DataType.F32));
