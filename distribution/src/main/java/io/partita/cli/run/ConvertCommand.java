@@ -58,6 +58,10 @@ public final class ConvertCommand implements Callable<Integer> {
         if (!Files.isRegularFile(model)) {
             throw new BadInputException("no such model file: " + model);
         }
+        if (!LoadedGraph.isOnnx(model)) {
+            throw new BadInputException("convert reads an ONNX model (MODEL.onnx) and writes graph JSON; " + model
+                    + " is not a .onnx file");
+        }
         Dims.check(dims);
         // Checked before the model is read: a typo in the output path must not cost a long import.
         Path folder = json.toAbsolutePath().getParent();
