@@ -31,8 +31,8 @@ import io.partita.graph.Tensor;
  * infinities must be equal; tolerances follow the data type's precision (s8/u8: one quantization
  * step).
  *
- * <p>With an {@link ErrorBound} (f32 outputs of graphs made of sums of products), an element is
- * instead judged against the forward-error bound of f32 arithmetic, see {@link #errorBound}.
+ * <p>With an {@link ErrorBound} (f32 outputs of strict f32 graphs), an element is instead judged
+ * against the error f32 arithmetic allows for this graph and these inputs, see {@link #errorBound}.
  */
 public final class OutputComparison {
     private OutputComparison() {
@@ -189,10 +189,23 @@ public final class OutputComparison {
      * tensor id, the sum of the magnitudes of the terms each element is made of (for a dot product
      * {@code Σ|a_i·b_i|}); {@code roundings} bounds how many f32 roundings a term passes through
      * (the accumulation lengths of the graph's ops added up, plus the result's own rounding).
+     * {@code deviations} holds, by output tensor id, the probabilistic rounding-error scale
+     * {@code u·sqrt(W)} of each element (see {@link RoundingErrorModel}), for graphs the worst-case
+     * bound does not cover.
      */
-    public record ErrorBound(long roundings, Map<Long, double[]> magnitudes) {
+    public record ErrorBound(long roundings, Map<Long, double[]> magnitudes, Map<Long, double[]> deviations) {
         /** No bound derived: every output is compared with the data type's tolerances. */
-        public static final ErrorBound NONE = new ErrorBound(0, Map.of());
+        public static final ErrorBound NONE = new ErrorBound(0, Map.of(), Map.of());
+
+        /** A worst-case bound: {@code roundings · u · magnitude} per element. */
+        public ErrorBound(long roundings, Map<Long, double[]> magnitudes) {
+            this(roundings, magnitudes, Map.of());
+        }
+
+        /** A probabilistic bound: {@code deviation} per element, see {@link #compareDeviations}. */
+        static ErrorBound ofDeviations(Map<Long, double[]> deviations) {
+            return new ErrorBound(0, Map.of(), deviations);
+        }
     }
 
     /** Unit roundoff of f32, round to nearest. */
@@ -227,13 +240,19 @@ public final class OutputComparison {
      * fixed tolerance would. Why not benchdnn's inputs whose f32 sums are exact: the CLI checks
      * graphs with model constants that cannot be chosen, and exact inputs would hide precision
      * loss that only shows on real values. For a sum of products the reference run on
-     * {@code |inputs|} yields {@code Σ|terms|} per element without knowing the op; for anything
-     * else (see {@link #SUMS_OF_PRODUCTS}), non-f32 tensors, or a graph allowed lower-precision
-     * math, this returns {@link ErrorBound#NONE} and the data type's tolerances apply. So it does
-     * for more than one reduction (MatMul, Convolution, AvgPool) in the graph: the worst case then
-     * propagates the first one's error through {@code |W|} of the next and grows by about
+     * {@code |inputs|} yields {@code Σ|terms|} per element without knowing the op.
+     *
+     * <p>That worst case is only used for one reduction (MatMul, Convolution, AvgPool): with more,
+     * it propagates the first one's error through {@code |W|} of the next and grows by about
      * {@code sqrt(k)} per layer over what happens with random signs (a 3-layer MLP allows ~40x its
-     * largest value), which checks nothing; the fixed tolerance is the better test there.
+     * largest value), which checks nothing. Other graphs (several reductions, SoftMax, Divide,
+     * Subtract; see {@link RoundingErrorModel}) get the probabilistic error scale of each element,
+     * which grows with the square root of the roundings and carries the graph's conditioning: in
+     * attention, scores in the hundreds make the SoftMax turn their f32 rounding (absolute, ~1e-4)
+     * into relative errors of the probabilities that the fixed 1e-4 tolerance cannot absorb. The
+     * fixed tolerance stays the floor there. For ops neither covers, non-f32 tensors, or a graph
+     * allowed lower-precision math, this returns {@link ErrorBound#NONE} and the data type's
+     * tolerances apply.
      *
      * <p>Call it before executing {@code reference} for the expected values: an execute
      * overwrites the outputs of the previous one.
@@ -244,27 +263,10 @@ public final class OutputComparison {
         if (graph.fpMathMode() != FpMathMode.STRICT) {
             return ErrorBound.NONE;
         }
-        long roundings = 1;
-        int reductions = 0;
-        for (Op op : graph.ops()) {
-            if (!SUMS_OF_PRODUCTS.contains(op.kind())) {
-                return ErrorBound.NONE;
-            }
-            for (LogicalTensor t : op.inputs()) {
-                if (t.dataType() != DataType.F32) {
-                    return ErrorBound.NONE;
-                }
-            }
-            for (LogicalTensor t : op.outputs()) {
-                if (t.dataType() != DataType.F32) {
-                    return ErrorBound.NONE;
-                }
-            }
-            long k = accumulationLength(op);
-            if (k < 1 || k > 1 && ++reductions > 1) {
-                return ErrorBound.NONE;
-            }
-            roundings += k;
+        long roundings = worstCaseRoundings(graph);
+        if (roundings < 0) {
+            Map<Long, double[]> deviations = RoundingErrorModel.deviations(graph, reference, inputs, engine);
+            return deviations == null ? ErrorBound.NONE : ErrorBound.ofDeviations(deviations);
         }
         try (Arena arena = Arena.ofConfined()) {
             Map<Long, Tensor> absolute = new HashMap<>();
@@ -287,8 +289,38 @@ public final class OutputComparison {
         }
     }
 
+    /**
+     * The roundings of the worst-case bound when the graph is a strict f32 sum of products with at
+     * most one reduction, else -1.
+     */
+    private static long worstCaseRoundings(Graph graph) {
+        long roundings = 1;
+        int reductions = 0;
+        for (Op op : graph.ops()) {
+            if (!SUMS_OF_PRODUCTS.contains(op.kind())) {
+                return -1;
+            }
+            for (LogicalTensor t : op.inputs()) {
+                if (t.dataType() != DataType.F32) {
+                    return -1;
+                }
+            }
+            for (LogicalTensor t : op.outputs()) {
+                if (t.dataType() != DataType.F32) {
+                    return -1;
+                }
+            }
+            long k = accumulationLength(op);
+            if (k < 1 || k > 1 && ++reductions > 1) {
+                return -1;
+            }
+            roundings += k;
+        }
+        return roundings;
+    }
+
     /** How many products one output element of the op sums, or 0 when its dims are not known. */
-    private static long accumulationLength(Op op) {
+    static long accumulationLength(Op op) {
         return switch (op.kind()) {
             case MatMul -> {
                 long[] a = op.input(0).dims();
@@ -325,9 +357,7 @@ public final class OutputComparison {
      * else with the data type's tolerances.
      */
     public static Result compare(Tensor expected, Tensor actual, ErrorBound bound) {
-        double[] m = bound.magnitudes().get(expected.id());
-        if (m == null || expected.logicalTensor().dataType() != DataType.F32
-                || actual.logicalTensor().dataType() != DataType.F32) {
+        if (expected.logicalTensor().dataType() != DataType.F32 || actual.logicalTensor().dataType() != DataType.F32) {
             return compare(expected, actual);
         }
         long n = expected.logicalTensor().elementCount();
@@ -335,7 +365,58 @@ public final class OutputComparison {
         if (n != k) {
             return sizeMismatch(n, k);
         }
-        return compareBounded(n, elements(expected), elements(actual), m, bound.roundings());
+        double[] m = bound.magnitudes().get(expected.id());
+        if (m != null) {
+            return compareBounded(n, elements(expected), elements(actual), m, bound.roundings());
+        }
+        double[] d = bound.deviations().get(expected.id());
+        if (d != null) {
+            double[] t = tolerance(DataType.F32);
+            return compareDeviations(n, elements(expected), elements(actual), d, t[0], t[1]);
+        }
+        return compare(expected, actual);
+    }
+
+    /**
+     * How many rounding-error scales an element may be off: {@code sqrt(2 ln(2n / p))} for n
+     * elements makes the chance that any of them exceeds it at most p (Azuma–Hoeffding per element,
+     * a union bound over the tensor), here one in a million.
+     */
+    static double deviationsAllowed(long elements) {
+        return Math.sqrt(2 * Math.log(2.0 * Math.max(1, elements) / FALSE_ALARM));
+    }
+
+    /** The chance that a correct f32 result fails {@link #compareDeviations}, at most. */
+    static final double FALSE_ALARM = 1e-6;
+
+    /**
+     * An element matches when it is within the data type's tolerance ({@link #compare(double[],
+     * double[], double, double)}) or within {@link #deviationsAllowed} rounding-error scales
+     * {@code deviation}: the fixed tolerance stays the floor (the error model is first order), the
+     * deviations raise it where the graph amplifies f32 rounding.
+     */
+    public static Result compareDeviations(double[] e, double[] a, double[] deviation, double atol, double rtol) {
+        if (e.length != a.length) {
+            return sizeMismatch(e.length, a.length);
+        }
+        return compareDeviations(e.length, i -> e[(int) i], i -> a[(int) i], deviation, atol, rtol);
+    }
+
+    private static Result compareDeviations(long n, LongToDoubleFunction e, LongToDoubleFunction a, double[] deviation,
+            double atol, double rtol) {
+        if (deviation.length != n) {
+            throw new IllegalArgumentException("deviations for " + deviation.length + " elements, expected values for " + n);
+        }
+        double maxAbs = 0;
+        for (long i = 0; i < n; i++) {
+            double x = e.applyAsDouble(i);
+            if (Double.isFinite(x)) {
+                maxAbs = Math.max(maxAbs, Math.abs(x));
+            }
+        }
+        double scale = SCALE_FRACTION * maxAbs;
+        double lambda = deviationsAllowed(n);
+        return judge(n, e, a, (i, x) -> Math.max(atol + rtol * Math.max(Math.abs(x), scale), lambda * deviation[(int) i]));
     }
 
     /**

@@ -78,4 +78,37 @@ class OutputComparisonTest {
             assertEquals(6, sizes.elements());
         }
     }
+
+    @Test
+    void deviationsRaiseTheFixedToleranceButNeverLowerIt() {
+        double lambda = OutputComparison.deviationsAllowed(2);
+        // two elements: λ = sqrt(2 ln(4e6)), about 5.5 deviations
+        assertEquals(Math.sqrt(2 * Math.log(4e6)), lambda, 1e-12);
+        double[] e = {100, 1};
+        double[] dev = {0.1, 0};
+        assertTrue(OutputComparison.compareDeviations(e, new double[] {100 + 0.99 * lambda * 0.1, 1}, dev, 1e-5, 1e-4)
+                .matches());
+        OutputComparison.Result r = OutputComparison.compareDeviations(e, new double[] {100 + 1.01 * lambda * 0.1, 1},
+                dev, 1e-5, 1e-4);
+        assertFalse(r.matches());
+        assertEquals(1, r.mismatches());
+        assertEquals(0, r.worstIndex());
+        // no deviation: the fixed tolerance (1e-5 + 1e-4 · max(1, 10)) still applies
+        assertTrue(OutputComparison.compareDeviations(e, new double[] {100, 1.001}, dev, 1e-5, 1e-4).matches());
+        assertFalse(OutputComparison.compareDeviations(e, new double[] {100, 1.002}, dev, 1e-5, 1e-4).matches());
+    }
+
+    @Test
+    void moreElementsAllowMoreDeviationsForTheSameFalseAlarmRate() {
+        assertTrue(OutputComparison.deviationsAllowed(1_000_000) > OutputComparison.deviationsAllowed(1000));
+        // 32768 elements (the attention example's output): about 7 deviations
+        assertEquals(7.06, OutputComparison.deviationsAllowed(32768), 0.01);
+    }
+
+    @Test
+    void deviationsForTheWrongNumberOfElementsAreRefused() {
+        IllegalArgumentException x = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> OutputComparison.compareDeviations(new double[] {1, 2}, new double[] {1, 2}, new double[] {0}, 0, 0));
+        assertTrue(x.getMessage().contains("deviations for 1 elements, expected values for 2"), x.getMessage());
+    }
 }
