@@ -4,9 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -36,35 +33,25 @@ class CliErrorsTest {
     static Path tmp;
     static Path mlp;
 
-    record Result(int code, String out, String err) {
-        List<String> errLines() {
-            return err.lines().filter(l -> !l.isBlank()).toList();
-        }
-    }
-
     @BeforeAll
     static void files() {
         Path root = Paths.get("..").toAbsolutePath().normalize();
         mlp = root.resolve("examples/mlp.json");
     }
 
-    static Result cli(String... args) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = PartitaCommand.execute(RUNTIME, CACHES, new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8), args);
-        return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    static CliRun.Result cli(String... args) {
+        return CliRun.run(RUNTIME, args);
     }
 
     /** Exit 2, exactly one stderr line naming the problem, no trace anywhere. */
-    static Result badInput(String expected, String... args) {
-        Result r = cli(args);
-        String all = "args " + List.of(args) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err;
-        assertEquals(PartitaCommand.BAD_INPUT, r.code, all);
+    static CliRun.Result badInput(String expected, String... args) {
+        CliRun.Result r = cli(args);
+        String all = "args " + List.of(args) + "\nstdout:\n" + r.out() + "\nstderr:\n" + r.err();
+        assertEquals(PartitaCommand.BAD_INPUT, r.code(), all);
         assertEquals(1, r.errLines().size(), all);
         assertTrue(r.errLines().get(0).startsWith("partita: "), all);
         assertTrue(r.errLines().get(0).contains(expected), "expected '" + expected + "' in\n" + all);
-        assertFalse(r.out.contains("Exception") || r.out.contains("\tat "), all);
+        assertFalse(r.out().contains("Exception") || r.out().contains("\tat "), all);
         return r;
     }
 
@@ -108,8 +95,8 @@ class CliErrorsTest {
     void portsThatNameNoTensorAreAWarningNotSilence() throws Exception {
         String g = add("[2, 3]", "[3, 1]");
         Path ports = write("ports.json", g.replace("\"graph\":", "\"input_ports\": [0, 1, 999], \"output_ports\": [2, 7], \"graph\":"));
-        Result r = cli("run", ports.toString(), "--iterations", "1");
-        assertEquals(0, r.code, r.out + r.err);
+        CliRun.Result r = cli("run", ports.toString(), "--iterations", "1");
+        assertEquals(0, r.code(), r.text());
         assertEquals(List.of("partita: warning: " + ports + ": input_ports [999] are not graph inputs (no op consumes"
                 + " them, or an op produces them); ignored", "partita: warning: " + ports
                 + ": output_ports [7] are produced by no op; ignored"), r.errLines());
@@ -120,8 +107,8 @@ class CliErrorsTest {
         badInput("--iterations must be >= 0, got -1", "run", mlp.toString(), "--iterations", "-1");
         badInput("--threads 0 is out of range", "run", mlp.toString(), "--threads", "0");
         badInput("'greedy' is not a policy", "run", mlp.toString(), "--policy", "greedy");
-        Result seed = badInput("'x' is not a long", "run", mlp.toString(), "--seed", "x");
-        assertTrue(seed.err.contains("see 'partita run --help'"), seed.err);
+        CliRun.Result seed = badInput("'x' is not a long", "run", mlp.toString(), "--seed", "x");
+        assertTrue(seed.err().contains("see 'partita run --help'"), seed.err());
         badInput("Unknown option: '--frobnicate'", "run", mlp.toString(), "--frobnicate");
         badInput("Unmatched argument", "frobnicate");
         badInput("--engine", "run", mlp.toString(), "--engine", "tpu");
@@ -153,12 +140,12 @@ class CliErrorsTest {
     @Test
     void verbosePrintsTheStackTraceAndOnlyThen() throws Exception {
         Path bad = write("verbose.json", add("[-5, 3]", "[3, 1]"));
-        Result quiet = cli("run", bad.toString());
-        assertFalse(quiet.err.contains("\tat "), quiet.err);
-        Result verbose = cli("run", bad.toString(), "--verbose");
-        assertEquals(PartitaCommand.BAD_INPUT, verbose.code);
-        assertTrue(verbose.errLines().get(0).startsWith("partita: "), verbose.err);
-        assertTrue(verbose.err.contains("\tat io.partita."), verbose.err);
+        CliRun.Result quiet = cli("run", bad.toString());
+        assertFalse(quiet.err().contains("\tat "), quiet.err());
+        CliRun.Result verbose = cli("run", bad.toString(), "--verbose");
+        assertEquals(PartitaCommand.BAD_INPUT, verbose.code());
+        assertTrue(verbose.errLines().get(0).startsWith("partita: "), verbose.err());
+        assertTrue(verbose.err().contains("\tat io.partita."), verbose.err());
     }
 
     @Test

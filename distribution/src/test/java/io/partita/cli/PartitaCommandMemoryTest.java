@@ -4,16 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.ServiceLoader;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.partita.cache.CacheManager;
 import io.partita.formats.json.GraphJson;
 import io.partita.graph.DataType;
 import io.partita.graph.EngineKind;
@@ -26,17 +21,6 @@ import io.partita.graph.OpKind;
 
 /** Graphs too large for the memory: exit code 2 and one line on stderr, never a stack trace. */
 class PartitaCommandMemoryTest {
-
-    private record Outcome(int code, String out, String err) {
-    }
-
-    private static Outcome run(GraphRuntime rt, String... args) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = PartitaCommand.execute(rt, ServiceLoader.load(CacheManager.class).findFirst().orElseThrow(),
-                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8), args);
-        return new Outcome(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-    }
 
     private static Path write(Path dir, String name, OpKind kind, long... dims) {
         Graph g = GraphRuntime.referenceOnly().createGraph(EngineKind.CPU);
@@ -51,7 +35,7 @@ class PartitaCommandMemoryTest {
     void aMatMulOfTwoHundredThousandSquaredMatricesIsRefusedWithExitCode2(@TempDir Path tmp) {
         GraphRuntime rt = GraphRuntime.standalone();
         Path file = write(tmp, "matmul.json", OpKind.MatMul, 100_000, 100_000);
-        Outcome o = run(rt, "run", file.toString(), "--check");
+        CliRun.Result o = CliRun.run(rt, "run", file.toString(), "--check");
         assertEquals(PartitaCommand.BAD_INPUT, o.code(), o.out() + o.err());
         assertEquals("partita: tensor 0 f32[100000,100000] needs 37.3 GiB; the memory limit is "
                 + MemoryLimitException.formatBytes(rt.memoryLimit()) + " (set it with the partita.memory.limit property"
@@ -68,7 +52,7 @@ class PartitaCommandMemoryTest {
         GraphRuntime rt = GraphRuntime.standalone();
         rt.setMemoryLimit(Long.MAX_VALUE);
         Path file = write(tmp, "add.json", OpKind.Add, 100_000, 100_000, 100_000);
-        Outcome o = run(rt, "run", file.toString());
+        CliRun.Result o = CliRun.run(rt, "run", file.toString());
         assertEquals(PartitaCommand.BAD_INPUT, o.code(), o.out() + o.err());
         String[] lines = o.err().split("\n");
         assertEquals(1, lines.length, o.err());

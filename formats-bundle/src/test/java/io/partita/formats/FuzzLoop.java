@@ -304,6 +304,19 @@ public final class FuzzLoop {
     }
 
     /** A message listing the failures for an assertion (first of each signature). */
+    /**
+     * Prints the run's counts and most frequent refusals, then fails on any failure, and on a run
+     * whose mutations gave only refused or only valid inputs (it would test one side only).
+     */
+    public static void printAndAssertClean(Report report) {
+        System.out.println(report.line());
+        System.out.println(report.mutationLine());
+        printRefusals(40);
+        org.junit.jupiter.api.Assertions.assertTrue(report.failures().isEmpty(), () -> describeFailures(report));
+        org.junit.jupiter.api.Assertions.assertTrue(report.inputs() == 1 || report.refused() > 0 && report.valid() > 0,
+                () -> "the mutations should give both refused and valid inputs: " + report.line());
+    }
+
     public static String describeFailures(Report r) {
         StringBuilder b = new StringBuilder(r.line()).append('\n');
         Map<String, Failure> first = new LinkedHashMap<>();

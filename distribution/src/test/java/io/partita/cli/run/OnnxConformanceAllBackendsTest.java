@@ -1,11 +1,7 @@
 package io.partita.cli.run;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -15,8 +11,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.partita.cache.CacheManager;
-import io.partita.cli.PartitaCommand;
+import io.partita.cli.CliRun;
 import io.partita.formats.json.GraphJson;
 import io.partita.graph.GraphRuntime;
 import io.partita.graph.PartitionPolicy;
@@ -56,13 +51,7 @@ class OnnxConformanceAllBackendsTest {
     }
 
     private static String cli(int expectedExit, String... args) {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
-        int code = PartitaCommand.execute(GraphRuntime.standalone(),
-                java.util.ServiceLoader.load(CacheManager.class).findFirst().orElseThrow(), out, out, args);
-        String text = bytes.toString(StandardCharsets.UTF_8);
-        assertEquals(expectedExit, code, text);
-        return text;
+        return CliRun.expect(expectedExit, args);
     }
 
     @Test

@@ -4,10 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.lang.foreign.Arena;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.Arrays;
@@ -15,8 +12,7 @@ import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
-import io.partita.cache.CacheManager;
-import io.partita.cli.PartitaCommand;
+import io.partita.cli.CliRun;
 import io.partita.formats.json.GraphJson;
 import io.partita.graph.CompiledGraph;
 import io.partita.graph.Engine;
@@ -42,13 +38,7 @@ class RunCheckExamplesTest {
     }
 
     private static String cli(int expectedExit, String... args) {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-        PrintStream out = new PrintStream(bytes, true, StandardCharsets.UTF_8);
-        int code = PartitaCommand.execute(GraphRuntime.standalone(),
-                java.util.ServiceLoader.load(CacheManager.class).findFirst().orElseThrow(), out, out, args);
-        String text = bytes.toString(StandardCharsets.UTF_8);
-        assertEquals(expectedExit, code, text);
-        return text;
+        return CliRun.expect(expectedExit, args);
     }
 
     @Test

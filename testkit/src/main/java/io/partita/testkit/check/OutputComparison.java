@@ -91,6 +91,12 @@ public final class OutputComparison {
     }
 
     private static Result compare(long n, LongToDoubleFunction e, LongToDoubleFunction a, double atol, double rtol) {
+        double scale = relativeScale(n, e);
+        return judge(n, e, a, (i, x) -> atol + rtol * Math.max(Math.abs(x), scale));
+    }
+
+    /** Below this magnitude errors are judged absolutely: a fraction of the largest finite expected value. */
+    private static double relativeScale(long n, LongToDoubleFunction e) {
         double maxAbs = 0;
         for (long i = 0; i < n; i++) {
             double x = e.applyAsDouble(i);
@@ -98,8 +104,7 @@ public final class OutputComparison {
                 maxAbs = Math.max(maxAbs, Math.abs(x));
             }
         }
-        double scale = SCALE_FRACTION * maxAbs;
-        return judge(n, e, a, (i, x) -> atol + rtol * Math.max(Math.abs(x), scale));
+        return SCALE_FRACTION * maxAbs;
     }
 
     private static Result sizeMismatch(long expected, long actual) {
@@ -407,14 +412,7 @@ public final class OutputComparison {
         if (deviation.length != n) {
             throw new IllegalArgumentException("deviations for " + deviation.length + " elements, expected values for " + n);
         }
-        double maxAbs = 0;
-        for (long i = 0; i < n; i++) {
-            double x = e.applyAsDouble(i);
-            if (Double.isFinite(x)) {
-                maxAbs = Math.max(maxAbs, Math.abs(x));
-            }
-        }
-        double scale = SCALE_FRACTION * maxAbs;
+        double scale = relativeScale(n, e);
         double lambda = deviationsAllowed(n);
         return judge(n, e, a, (i, x) -> Math.max(atol + rtol * Math.max(Math.abs(x), scale), lambda * deviation[(int) i]));
     }
