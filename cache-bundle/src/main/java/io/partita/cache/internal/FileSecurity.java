@@ -46,8 +46,7 @@ final class FileSecurity {
         }
         if (a.permissions().contains(PosixFilePermission.GROUP_WRITE)
                 || a.permissions().contains(PosixFilePermission.OTHERS_WRITE)) {
-            return p + " is writable by group or others (" + PosixFilePermissions.toString(a.permissions())
-                    + "); expected only its owner to write it (chmod go-w)";
+            return p + " is writable by group or others (" + PosixFilePermissions.toString(a.permissions()) + ")";
         }
         return null;
     }

@@ -167,7 +167,7 @@ final class PersistentStore implements PersistentCache {
             try {
                 kind = DeviceKind.fromSpelling(k);
             } catch (IllegalArgumentException e) {
-                throw bad(source, value, e.getMessage(), ENGINES_FORM);
+                throw bad(source, value, "'" + k + "' is not an engine kind", ENGINES_FORM);
             }
             if (!kinds.add(kind)) {
                 throw bad(source, value, "'" + k + "' is listed twice", ENGINES_FORM);
