@@ -53,22 +53,36 @@ final class FileSecurity {
 
     /** Owner-only attributes for new directories and files, or none where there is no POSIX view. */
     static FileAttribute<?>[] ownerOnly(Path dir, boolean directory) throws IOException {
-        if (!Files.getFileStore(dir).supportsFileAttributeView(PosixFileAttributeView.class)) {
-            return NONE;
+        Boolean posix = POSIX.get(dir);
+        if (posix == null) {
+            // finding a file store reads the mount table: once per directory, not per store or load
+            posix = Files.getFileStore(dir).supportsFileAttributeView(PosixFileAttributeView.class);
+            POSIX.put(dir, posix);
         }
-        return new FileAttribute<?>[] {
-            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString(directory ? "rwx------" : "rw-------"))};
+        return !posix ? NONE : directory ? DIRECTORY : FILE;
     }
+
+    private static final java.util.Map<Path, Boolean> POSIX = new java.util.concurrent.ConcurrentHashMap<>();
+    private static final FileAttribute<?>[] DIRECTORY = {
+        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------"))};
+    private static final FileAttribute<?>[] FILE = {
+        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))};
 
     /** The user this process writes files as: the owner of a file it just created (user.name can lie). */
     private static UserPrincipal currentUser() throws IOException {
         UserPrincipal u = me;
         if (u == null) {
-            Path probe = Files.createTempFile("partita-owner", ".probe");
             try {
-                u = Files.getOwner(probe);
-            } finally {
-                Files.deleteIfExists(probe);
+                Path probe = Files.createTempFile("partita-owner", ".probe");
+                try {
+                    u = Files.getOwner(probe);
+                } finally {
+                    Files.deleteIfExists(probe);
+                }
+            } catch (IOException | UnsupportedOperationException e) {
+                // no writable temporary directory: trust the name the JVM was given
+                u = java.nio.file.FileSystems.getDefault().getUserPrincipalLookupService()
+                        .lookupPrincipalByName(System.getProperty("user.name"));
             }
             me = u;
         }
