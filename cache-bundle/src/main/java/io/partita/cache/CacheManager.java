@@ -23,6 +23,13 @@ public interface CacheManager {
     /** Entries of the compiled-partition cache. */
     String COMPILED_PARTITION_CAPACITY_ENV = "PARTITA_COMPILED_PARTITION_CACHE_CAPACITY";
 
+    /** Directory of the persistent kernel cache (created owner-only if missing). */
+    String PERSISTENT_DIR_ENV = "PARTITA_PERSISTENT_CACHE_DIR";
+    /** Megabytes of the persistent kernel cache; 0 (the default) disables it. */
+    String PERSISTENT_CAPACITY_ENV = "PARTITA_PERSISTENT_CACHE_CAPACITY";
+    /** Engine kinds using the persistent kernel cache, e.g. {@code cpu;gpu}, or {@code none} (default {@code gpu}). */
+    String PERSISTENT_ENGINES_ENV = "PARTITA_PERSISTENT_CACHE_ENGINES";
+
     /** Kernel cache of backend primitives and device programs (keys must include the backend id). */
     String PRIMITIVES = "primitives";
     /** Kernel cache of the runtime's compiled partitions. */
@@ -61,6 +68,21 @@ public interface CacheManager {
 
     /** Sets the capacity (entries) of a named kernel cache, now or when it is created. */
     void setKernelCacheCapacity(String name, int entries);
+
+    /** The on-disk kernel store of this process (Config Admin PID {@code io.partita.cache.persistent}). */
+    PersistentCache persistentCache();
+
+    /**
+     * Directory of the persistent cache. Refused when it exists and is not a directory, is writable by
+     * group or others, or is owned by another user (its kernels would be someone else's code).
+     */
+    void setPersistentCacheDirectory(java.nio.file.Path directory);
+
+    /** Capacity of the persistent cache in megabytes; 0 disables it. Lowering it evicts at the next store. */
+    void setPersistentCacheCapacity(long megabytes);
+
+    /** Enables or disables the persistent cache for an engine kind (default: GPU on, CPU off). */
+    void setPersistentCacheEnabled(DeviceKind kind, boolean enabled);
 
     /** The last malformed setting refused (from any source), if any: shown by management tools. */
     java.util.Optional<String> lastSettingError();

@@ -117,6 +117,7 @@ public class LauncherIT {
         assertTrue(r.out, r.out.contains("partitions (policy fusion):"));
         assertTrue(r.out, r.out.contains("constant tensor cache cpu    lru      capacity 1024.0 MB"));
         assertTrue(r.out, r.out.contains("'lots' is not a number of megabytes"));
+        assertTrue(r.out, r.out.contains("persistent cache off (no directory) (engines gpu), 0 entries"));
     }
 
     static Path corpus() {

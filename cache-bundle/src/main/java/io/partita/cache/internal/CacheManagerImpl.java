@@ -1,5 +1,6 @@
 package io.partita.cache.internal;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumMap;
@@ -26,6 +27,7 @@ import io.partita.cache.DeviceKind;
 import io.partita.cache.InvalidCacheSettingException;
 import io.partita.cache.KernelCache;
 import io.partita.cache.KernelCacheStats;
+import io.partita.cache.PersistentCache;
 
 /**
  * The process's caches and their settings. A setting for a kind applies to every device of that
@@ -43,6 +45,7 @@ public final class CacheManagerImpl implements CacheManager {
     private final Map<DeviceKind, CachePolicy> kindPolicy = new EnumMap<>(DeviceKind.class);
     private final Map<Device, CachePolicy> devicePolicy = new HashMap<>();
     private final Map<String, Integer> kernelCapacity = new HashMap<>();
+    private final PersistentStore persistent = new PersistentStore();
     private volatile String lastError;
 
     /**
@@ -61,6 +64,16 @@ public final class CacheManagerImpl implements CacheManager {
         }
         kernelFromEnv(env, PRIMITIVE_CAPACITY_ENV, PRIMITIVES);
         kernelFromEnv(env, COMPILED_PARTITION_CAPACITY_ENV, COMPILED_PARTITIONS);
+        persistentFromEnv(env, PERSISTENT_DIR_ENV, this::applyPersistentCacheDirectory);
+        persistentFromEnv(env, PERSISTENT_CAPACITY_ENV, this::applyPersistentCacheCapacity);
+        persistentFromEnv(env, PERSISTENT_ENGINES_ENV, this::applyPersistentCacheEngines);
+    }
+
+    private void persistentFromEnv(Map<String, String> env, String var, java.util.function.BiConsumer<String, String> setter) {
+        String v = env.get(var);
+        if (v != null && !v.isBlank()) {
+            guard(() -> setter.accept(var, v));
+        }
     }
 
     private void kernelFromEnv(Map<String, String> env, String var, String cache) {
@@ -249,6 +262,72 @@ public final class CacheManagerImpl implements CacheManager {
         if (c != null) {
             c.setCapacity(entries);
         }
+    }
+
+    @Override
+    public PersistentCache persistentCache() {
+        return persistent;
+    }
+
+    @Override
+    public synchronized void setPersistentCacheDirectory(Path directory) {
+        if (directory == null) {
+            throw refused(new InvalidCacheSettingException("persistent cache directory is missing; expected a directory path"));
+        }
+        try {
+            PersistentStore.checkDirectory("persistent cache directory", directory, directory);
+        } catch (InvalidCacheSettingException e) {
+            throw refused(e);
+        }
+        persistent.setDirectory(directory);
+    }
+
+    @Override
+    public synchronized void setPersistentCacheCapacity(long megabytes) {
+        try {
+            persistent.setCapacity(PersistentStore.checkCapacity("persistent cache capacity", megabytes, megabytes));
+        } catch (InvalidCacheSettingException e) {
+            throw refused(e);
+        }
+    }
+
+    @Override
+    public synchronized void setPersistentCacheEnabled(DeviceKind kind, boolean enabled) {
+        if (kind == null) {
+            throw refused(new InvalidCacheSettingException("persistent cache engine kind is missing; expected cpu or gpu"));
+        }
+        persistent.setEnabled(kind, enabled);
+    }
+
+    /** A directory written as the environment variable and Config Admin take it; {@code source} names the setting. */
+    synchronized void applyPersistentCacheDirectory(String source, String value) {
+        try {
+            persistent.setDirectory(PersistentStore.parseDirectory(source, value));
+        } catch (InvalidCacheSettingException e) {
+            throw refused(e);
+        }
+    }
+
+    synchronized void applyPersistentCacheCapacity(String source, String value) {
+        try {
+            persistent.setCapacity(PersistentStore.parseCapacity(source, value));
+        } catch (InvalidCacheSettingException e) {
+            throw refused(e);
+        }
+    }
+
+    /** Engine kinds {@code cpu;gpu}, {@code gpu} or {@code none}: those listed are on, the others off. */
+    synchronized void applyPersistentCacheEngines(String source, String value) {
+        try {
+            persistent.setEngines(PersistentStore.parseEngines(source, value));
+        } catch (InvalidCacheSettingException e) {
+            throw refused(e);
+        }
+    }
+
+    private InvalidCacheSettingException refused(InvalidCacheSettingException e) {
+        lastError = e.getMessage();
+        return e;
     }
 
     @Override

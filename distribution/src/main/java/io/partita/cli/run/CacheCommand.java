@@ -64,7 +64,7 @@ public final class CacheCommand implements Callable<Integer> {
         }
     }
 
-    /** Prints one line per cache, and the last refused setting if any. */
+    /** Prints one line per cache (the persistent store included), and the last refused setting if any. */
     static void print(CacheManager caches, PrintStream out) {
         caches.constantTensorCache(Device.CPU); // always shown, even before a backend used it
         for (CacheStats s : caches.constantTensorCacheStats()) {
@@ -73,6 +73,7 @@ public final class CacheCommand implements Callable<Integer> {
         for (KernelCacheStats s : caches.kernelCacheStats()) {
             out.println("kernel cache " + s.describe());
         }
+        out.println("persistent cache " + caches.persistentCache().stats().describe());
         caches.lastSettingError().ifPresent(e -> out.println("last refused setting: " + e));
     }
 }
