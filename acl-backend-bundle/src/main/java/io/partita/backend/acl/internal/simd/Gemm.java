@@ -68,10 +68,10 @@ public final class Gemm {
                     : FloatVector.fromMemorySegment(F, bias, (biasOff + j0 + L) * 4L, ORDER, m1);
             int i = 0;
             for (; i + MR <= m; i += MR) {
-                block4(k, a, aOff + i * lda, lda, b, panel, c, cOff + i * ldc, ldc, m0, m1, bias0, bias1, relu);
+                block4(k, a, aOff + i * lda, lda, b, panel, c, cOff + i * ldc + j0, ldc, m0, m1, bias0, bias1, relu);
             }
             for (; i < m; i++) {
-                row(k, a, aOff + i * lda, b, panel, c, cOff + i * ldc, m0, m1, bias0, bias1, relu);
+                row(k, a, aOff + i * lda, b, panel, c, cOff + i * ldc + j0, m0, m1, bias0, bias1, relu);
             }
         }
     }
