@@ -125,8 +125,7 @@ public final class AclBackend implements Backend {
         if (desc == null || request.outputs().size() != 1 || !Patterns.usable(request.outputs().get(0))) {
             throw Patterns.unsupported(request.pattern(), main);
         }
-        AclPrimitive p = primitive(desc);
-        return new AclKernel(p, request, main, ops.get(ops.size() - 1).output(0).id(),
+        return new AclKernel(() -> primitive(desc), request, main, ops.get(ops.size() - 1).output(0).id(),
                 caches.constantTensorCache(io.partita.cache.Device.of(request.engine().kind().spelling(),
                         request.engine().index())));
     }

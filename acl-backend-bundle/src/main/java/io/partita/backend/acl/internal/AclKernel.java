@@ -29,7 +29,9 @@ final class AclKernel implements Kernel {
     private static final AtomicLong IDS = new AtomicLong();
 
     private final long id = IDS.incrementAndGet();
-    private final AclPrimitive primitive;
+    private final java.util.function.Supplier<AclPrimitive> recreate;
+    /** Replaced by a fresh one from the primitive cache once evicted, so pools are reused again. */
+    private volatile AclPrimitive primitive;
     /** Partition input index of each operator input. */
     private final int[] port;
     private final boolean[] constant;
@@ -63,8 +65,10 @@ final class AclKernel implements Kernel {
     record PackedKey(long kernel, int input, String form, LogicalTensor tensor, Source source) {
     }
 
-    AclKernel(AclPrimitive primitive, CompileRequest request, Op main, long outputId, ConstantTensorCache cache) {
-        this.primitive = primitive;
+    AclKernel(java.util.function.Supplier<AclPrimitive> primitives, CompileRequest request, Op main, long outputId,
+            ConstantTensorCache cache) {
+        this.recreate = primitives;
+        this.primitive = primitives.get();
         this.cache = cache;
         List<LogicalTensor> ins = request.inputs();
         port = new int[main.inputs().size()];
@@ -98,7 +102,13 @@ final class AclKernel implements Kernel {
 
     @Override
     public void execute(Stream stream, List<Tensor> in, List<Tensor> out) {
-        primitive.execute(pool -> primitive.operator().run(new Run() {
+        AclPrimitive p = primitive;
+        if (p.isClosed()) {
+            p = recreate.get();
+            primitive = p;
+        }
+        AclPrimitive run = p;
+        run.execute(pool -> run.operator().run(new Run() {
             @Override
             public MemorySegment input(int i) {
                 return in.get(port[i]).data();

@@ -17,6 +17,7 @@ final class AclPrimitive {
     private final Object desc;
     private final Operator operator;
     private final MemoryManager memory;
+    private volatile boolean closed;
 
     AclPrimitive(Object desc, Operator operator, PoolBudget budget, boolean cached) {
         this.desc = desc;
@@ -45,7 +46,13 @@ final class AclPrimitive {
 
     /** The primitive left the cache: its pools go (reserved ones once their runs finish). */
     void close() {
+        closed = true;
         memory.clear();
+    }
+
+    /** Whether the primitive left the cache (its runs still work, on pools used once). */
+    boolean isClosed() {
+        return closed;
     }
 
     @Override
