@@ -8,6 +8,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.partita.backend.acl.internal.memory.PoolBudget;
+import io.partita.backend.acl.internal.ops.Elementwise;
 import io.partita.backend.acl.internal.ops.FullyConnected;
 import io.partita.backend.acl.internal.ops.GemmConvolution;
 import io.partita.backend.acl.internal.ops.Operator;
@@ -25,7 +26,7 @@ import io.partita.spi.GraphView;
 import io.partita.spi.Kernel;
 
 /**
- * The ACL-style backend: fully connected and GEMM-based convolution primitives, each with a cached
+ * The ACL-style backend: fully connected, GEMM-based convolution and elementwise primitives, each with a cached
  * memory manager whose pools hold the operator's auxiliary tensors. Primitives live in the shared
  * primitive cache; when one leaves it the eviction listener frees its pools. Ranks below the
  * DNNL-style backend by default, so it takes what that one leaves.
@@ -103,8 +104,11 @@ public final class AclBackend implements Backend {
     public Kernel compile(CompileRequest request) {
         List<Op> ops = request.ops();
         Op main = ops.get(0);
-        boolean relu = ops.size() == 2 && ops.get(1).kind() == OpKind.ReLU;
-        if (ops.size() > 2 || ops.size() == 2 && !relu) {
+        Op act = ops.size() == 2 ? ops.get(1) : null;
+        boolean relu = act != null && act.kind() == OpKind.ReLU;
+        boolean clamp = act != null && act.kind() == OpKind.Clamp && main.kind() != OpKind.MatMul
+                && main.kind() != OpKind.Convolution;
+        if (ops.size() > 2 || act != null && !relu && !clamp) {
             throw Patterns.unsupported(request.pattern(), ops.get(ops.size() - 1));
         }
         boolean constantWeights = request.inputs().stream().anyMatch(t -> t.id() == main.input(1).id() && t.isConstant());
@@ -119,6 +123,12 @@ public final class AclBackend implements Backend {
                 yield d == null ? null : new GemmConvolution.Desc(d.batch(), d.cin(), d.h(), d.w(), d.cout(), d.ho(),
                         d.wo(), d.kh(), d.kw(), d.strideH(), d.strideW(), d.padTop(), d.padLeft(), d.dilH(), d.dilW(),
                         d.groups(), d.channelsLast(), d.weightsXio(), d.bias(), relu, constantWeights);
+            }
+            case Add, Subtract, Multiply, Maximum, Minimum -> {
+                Elementwise.Desc d = Patterns.elementwise(main);
+                yield d == null ? null : new Elementwise.Desc(d.arith(), d.count(),
+                        relu ? Elementwise.Act.RELU : clamp ? Elementwise.Act.CLAMP : Elementwise.Act.NONE,
+                        clamp ? act.floatAttr("min") : 0f, clamp ? act.floatAttr("max") : 0f);
             }
             default -> null;
         };
@@ -141,6 +151,7 @@ public final class AclBackend implements Backend {
         return switch (desc) {
             case FullyConnected.Desc d -> new FullyConnected(d);
             case GemmConvolution.Desc d -> new GemmConvolution(d);
+            case Elementwise.Desc d -> new Elementwise(d);
             default -> throw new IllegalArgumentException("no ACL-style operator for descriptor " + desc);
         };
     }

@@ -5,6 +5,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 
+import io.partita.backend.acl.internal.ops.Elementwise;
 import io.partita.backend.acl.internal.ops.FullyConnected;
 import io.partita.backend.acl.internal.ops.GemmConvolution;
 import io.partita.graph.DataType;
@@ -19,9 +20,10 @@ import io.partita.spi.GraphView;
 
 /**
  * What the backend claims — f32, static shapes, dense layouts: MatMul with 2-D weights
- * (fully connected), 2-D convolution with explicit padding, each with an optional bias input and,
- * under the FUSION policy, a ReLU that is its output's only consumer — and the operator
- * descriptor of a claimed partition.
+ * (fully connected) and 2-D convolution with explicit padding, each with an optional bias input,
+ * and same-shaped binary arithmetic; under the FUSION policy each takes along a ReLU (or, after
+ * arithmetic, a Clamp) that is its output's only consumer — and the operator descriptor of a
+ * claimed partition.
  */
 final class Patterns {
     /** im2col and GEMM index floats with ints. */
@@ -39,30 +41,33 @@ final class Patterns {
             String name = switch (op.kind()) {
                 case MatMul -> fullyConnected(op) != null ? "fc" : null;
                 case Convolution -> convolution(op) != null ? "gemm_conv" : null;
+                case Add, Subtract, Multiply, Maximum, Minimum -> elementwise(op) != null ? "eltwise" : null;
                 default -> null;
             };
             if (name == null) {
                 continue;
             }
             Set<Long> ids = new LinkedHashSet<>(List.of(op.id()));
-            Op relu = policy == PartitionPolicy.FUSION ? fusibleRelu(graph, op) : null;
-            if (relu != null) {
-                ids.add(relu.id());
-                name += "_relu";
+            Op act = policy == PartitionPolicy.FUSION ? fusibleActivation(graph, op, name.equals("eltwise")) : null;
+            if (act != null) {
+                ids.add(act.id());
+                name += "_" + act.kind().name().toLowerCase(java.util.Locale.ROOT);
             }
             claims.add(new Claim(ids, name));
         }
         return claims;
     }
 
-    private static Op fusibleRelu(GraphView graph, Op op) {
+    /** ReLU after any claimed op; Clamp (ACL's bounded ReLU) after elementwise arithmetic too. */
+    private static Op fusibleActivation(GraphView graph, Op op, boolean clampToo) {
         long out = op.output(0).id();
         List<Op> consumers = graph.consumers(out);
         if (graph.isGraphOutput(out) || consumers.size() != 1) {
             return null;
         }
         Op c = consumers.get(0);
-        return c.kind() == OpKind.ReLU && !graph.isClaimed(c.id()) && usable(c.output(0)) ? c : null;
+        boolean kind = c.kind() == OpKind.ReLU || clampToo && c.kind() == OpKind.Clamp;
+        return kind && !graph.isClaimed(c.id()) && usable(c.output(0)) ? c : null;
     }
 
     static boolean usable(LogicalTensor t) {
@@ -132,8 +137,27 @@ final class Patterns {
                 (int) groups, last, xio, bias, false, false);
     }
 
+    /** The descriptor of same-shaped binary arithmetic (no activation), or null. */
+    static Elementwise.Desc elementwise(Op op) {
+        if (op.inputs().size() != 2 || !op.inputs().stream().allMatch(Patterns::usable) || !usable(op.output(0))
+                || !java.util.Arrays.equals(op.input(0).dims(), op.input(1).dims())
+                || !java.util.Arrays.equals(op.input(0).dims(), op.output(0).dims())) {
+            return null;
+        }
+        Elementwise.Arith arith = switch (op.kind()) {
+            case Add -> Elementwise.Arith.ADD;
+            case Subtract -> Elementwise.Arith.SUB;
+            case Multiply -> Elementwise.Arith.MUL;
+            case Maximum -> Elementwise.Arith.MAX;
+            case Minimum -> Elementwise.Arith.MIN;
+            default -> null;
+        };
+        return arith == null ? null : new Elementwise.Desc(arith, op.output(0).elementCount(), Elementwise.Act.NONE, 0, 0);
+    }
+
     static UnsupportedFeatureException unsupported(String pattern, Op op) {
         return new UnsupportedFeatureException("acl backend cannot compile partition " + pattern + ": op " + op.describe()
-                + " is not an f32 static-shape dense MatMul (2-D weights) or 2-D convolution with explicit padding");
+                + " is not an f32 static-shape dense MatMul (2-D weights), 2-D convolution with explicit padding,"
+                + " or same-shaped binary arithmetic, optionally followed by ReLU (Clamp after arithmetic)");
     }
 }
