@@ -156,6 +156,15 @@ final class AclKernel implements Kernel {
         }
     }
 
+    /** Drops the packed weights this kernel put into the constant cache (leases in use stay valid). */
+    @Override
+    public void close() {
+        for (CacheKey k : added) {
+            cache.removeIfExist(k);
+        }
+        added.clear();
+    }
+
     @Override
     public String toString() {
         return "acl kernel " + id + ": " + primitive;

@@ -26,8 +26,11 @@ import io.partita.spi.GraphView;
  * claimed partition.
  */
 final class Patterns {
-    /** im2col and GEMM index floats with ints. */
-    private static final long MAX_FLOATS = Integer.MAX_VALUE / 2;
+    /**
+     * Largest tensor, im2col buffer or product taken, in floats (512 MB): bigger ones are left to
+     * other backends rather than pooled (and the kernels index rows with ints).
+     */
+    private static final long MAX_FLOATS = 1L << 27;
 
     private Patterns() {
     }
