@@ -68,6 +68,23 @@ class PrimitiveCacheTest {
     }
 
     @Test
+    void theOnDemandBaselineAllocatesEveryRunAndKeepsNothing() {
+        CacheManager caches = StandaloneRuntime.newCacheManager();
+        AclBackend acl = new AclBackend(caches);
+        AclPrimitive cached = acl.primitive(conv(5));
+        acl.setCachedMemory(false);
+        AclPrimitive onDemand = acl.primitive(conv(5));
+        assertNotSame(cached, onDemand); // the manager kind is part of the primitive key
+        for (int i = 0; i < 4; i++) {
+            onDemand.execute(pool -> pool.segment("im2col"));
+        }
+        assertEquals(4, onDemand.memory().poolsCreated());
+        assertEquals(0, acl.budget().pooledBytes());
+        assertTrue(acl.description().contains("memory=on-demand"), acl.description());
+        acl.close();
+    }
+
+    @Test
     void identicalPrimitivesRunningTogetherEachReserveTheirOwnPool() throws Exception {
         CacheManager caches = StandaloneRuntime.newCacheManager();
         AclBackend acl = new AclBackend(caches);

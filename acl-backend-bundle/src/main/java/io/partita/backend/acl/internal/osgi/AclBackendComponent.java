@@ -23,8 +23,8 @@ import io.partita.spi.GraphView;
 import io.partita.spi.Kernel;
 
 /**
- * Registers the ACL-style backend (rank 50 unless configured). A malformed pool cap is logged
- * with the value and the accepted range, and the previous cap stays.
+ * Registers the ACL-style backend (rank 50 unless configured). A malformed pool cap or memory
+ * manager is logged with the value and what is accepted, and the previous setting stays.
  */
 @Component(service = Backend.class, configurationPid = "io.partita.backend.acl", property = "service.ranking:Integer=" + AclBackend.DEFAULT_RANK)
 @Designate(ocd = AclConfig.class)
@@ -43,6 +43,11 @@ public class AclBackendComponent implements Backend {
     void configure(AclConfig config) {
         try {
             backend.setPoolCapMegabytes(AclSettings.poolCapMb(config.pool_cap_mb()));
+        } catch (IllegalArgumentException e) {
+            LOG.error("refused: {}", e.getMessage());
+        }
+        try {
+            backend.setCachedMemory(AclSettings.cachedMemory(config.memory_manager()));
         } catch (IllegalArgumentException e) {
             LOG.error("refused: {}", e.getMessage());
         }

@@ -27,6 +27,22 @@ final class AclSettings {
         return mb;
     }
 
+    /**
+     * Whether primitives get the cached memory manager ({@code cached}) or the per-run baseline
+     * ({@code on-demand}).
+     *
+     * @throws IllegalArgumentException naming the setting and both accepted values for anything else
+     */
+    static boolean cachedMemory(String value) {
+        String v = value == null ? "" : value.trim();
+        return switch (v) {
+            case "cached" -> true;
+            case "on-demand" -> false;
+            default -> throw new IllegalArgumentException("io.partita.backend.acl memory.manager must be 'cached' or"
+                    + " 'on-demand', got '" + value + "'");
+        };
+    }
+
     private static String bad(String value) {
         return "io.partita.backend.acl pool.cap.mb must be a whole number of megabytes from 0 to " + MAX_POOL_CAP_MB
                 + ", got '" + value + "'";

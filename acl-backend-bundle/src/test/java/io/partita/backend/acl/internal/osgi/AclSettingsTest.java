@@ -24,4 +24,12 @@ class AclSettingsTest {
         assertTrue(e.getMessage().contains("pool.cap.mb") && e.getMessage().contains("from 0 to 1048576")
                 && e.getMessage().contains("'" + value + "'"), e.getMessage());
     }
+
+    @Test
+    void theMemoryManagerIsCachedOrOnDemand() {
+        assertTrue(AclSettings.cachedMemory("cached"));
+        assertTrue(!AclSettings.cachedMemory(" on-demand"));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> AclSettings.cachedMemory("pooled"));
+        assertTrue(e.getMessage().contains("memory.manager must be 'cached' or 'on-demand', got 'pooled'"), e.getMessage());
+    }
 }
