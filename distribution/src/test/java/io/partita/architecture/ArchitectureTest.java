@@ -64,7 +64,7 @@ class ArchitectureTest {
             }
         }
         assertTrue(manifests.keySet().containsAll(Set.of("io.partita.api", "io.partita.runtime", "io.partita.formats",
-                "io.partita.testkit", "io.partita.cache", "io.partita.backend.dnnl")),
+                "io.partita.testkit", "io.partita.cache", "io.partita.backend.dnnl", "io.partita.backend.acl")),
                 "bundle manifests on the class path: " + manifests.keySet());
     }
 

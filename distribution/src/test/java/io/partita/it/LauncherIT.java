@@ -109,6 +109,26 @@ public class LauncherIT {
         }
     }
 
+    /** The ACL-style backend is deployed below dnnl; its pool cap comes from its PID and a bad value is refused. */
+    @Test
+    public void theAclBackendIsListedBelowDnnlWithItsConfiguredPoolCap() throws Exception {
+        Path cfg = ContainerSupport.home().resolve("conf").resolve("io.partita.backend.acl.cfg");
+        Files.writeString(cfg, "pool.cap.mb = 64\n");
+        try {
+            Run r = partita(null, "backends");
+            assertEquals(r.out, 0, r.code);
+            int dnnl = r.out.indexOf("\ndnnl ");
+            int acl = r.out.indexOf("\nacl ");
+            assertTrue(r.out, dnnl >= 0 && acl > dnnl && r.out.contains("cap=64MB"));
+            Files.writeString(cfg, "pool.cap.mb = lots\n");
+            Run bad = partita(null, "backends");
+            assertTrue(bad.out, bad.out.contains("pool.cap.mb must be a whole number of megabytes from 0 to 1048576, got 'lots'")
+                    && bad.out.contains("cap=1024MB"));
+        } finally {
+            Files.deleteIfExists(cfg);
+        }
+    }
+
     @Test
     public void shellCommandsWork() throws Exception {
         Run r = partita("partita:backends\npartita:partitions " + example("attention.json") + "\n"

@@ -1,0 +1,166 @@
+package io.partita.backend.acl.internal;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+import io.partita.backend.acl.internal.ops.Elementwise;
+import io.partita.backend.acl.internal.ops.FullyConnected;
+import io.partita.backend.acl.internal.ops.GemmConvolution;
+import io.partita.graph.DataType;
+import io.partita.graph.LayoutType;
+import io.partita.graph.LogicalTensor;
+import io.partita.graph.Op;
+import io.partita.graph.OpKind;
+import io.partita.graph.PartitionPolicy;
+import io.partita.graph.UnsupportedFeatureException;
+import io.partita.spi.Claim;
+import io.partita.spi.GraphView;
+
+/**
+ * What the backend claims — f32, static shapes, dense layouts: MatMul with 2-D weights
+ * (fully connected) and 2-D convolution with explicit padding, each with an optional bias input,
+ * and same-shaped binary arithmetic; under the FUSION policy each takes along a ReLU (or, after
+ * arithmetic, a Clamp) that is its output's only consumer — and the operator descriptor of a
+ * claimed partition.
+ */
+final class Patterns {
+    /**
+     * Largest tensor, im2col buffer or product taken, in floats (512 MB): bigger ones are left to
+     * other backends rather than pooled (and the kernels index rows with ints).
+     */
+    private static final long MAX_FLOATS = 1L << 27;
+
+    private Patterns() {
+    }
+
+    static List<Claim> claim(GraphView graph, PartitionPolicy policy) {
+        List<Claim> claims = new ArrayList<>();
+        for (Op op : graph.ops()) {
+            if (graph.isClaimed(op.id())) {
+                continue;
+            }
+            String name = switch (op.kind()) {
+                case MatMul -> fullyConnected(op) != null ? "fc" : null;
+                case Convolution -> convolution(op) != null ? "gemm_conv" : null;
+                case Add, Subtract, Multiply, Maximum, Minimum -> elementwise(op) != null ? "eltwise" : null;
+                default -> null;
+            };
+            if (name == null) {
+                continue;
+            }
+            Set<Long> ids = new LinkedHashSet<>(List.of(op.id()));
+            Op act = policy == PartitionPolicy.FUSION ? fusibleActivation(graph, op, name.equals("eltwise")) : null;
+            if (act != null) {
+                ids.add(act.id());
+                name += "_" + act.kind().name().toLowerCase(java.util.Locale.ROOT);
+            }
+            claims.add(new Claim(ids, name));
+        }
+        return claims;
+    }
+
+    /** ReLU after any claimed op; Clamp (ACL's bounded ReLU) after elementwise arithmetic too. */
+    private static Op fusibleActivation(GraphView graph, Op op, boolean clampToo) {
+        long out = op.output(0).id();
+        List<Op> consumers = graph.consumers(out);
+        if (graph.isGraphOutput(out) || consumers.size() != 1) {
+            return null;
+        }
+        Op c = consumers.get(0);
+        boolean kind = c.kind() == OpKind.ReLU || clampToo && c.kind() == OpKind.Clamp;
+        return kind && !graph.isClaimed(c.id()) && usable(c.output(0)) ? c : null;
+    }
+
+    static boolean usable(LogicalTensor t) {
+        return t.dataType() == DataType.F32 && t.ndims() >= 1 && t.isConcrete() && !t.hasDynamicDim()
+                && t.layoutType() != LayoutType.OPAQUE && (t.layoutType() != LayoutType.STRIDED || t.isDense())
+                && t.elementCount() <= MAX_FLOATS;
+    }
+
+    /** The descriptor of a supported MatMul (constantB and relu false), or null. */
+    static FullyConnected.Desc fullyConnected(Op op) {
+        if (op.inputs().size() < 2 || op.inputs().size() > 3 || !op.inputs().stream().allMatch(Patterns::usable)
+                || !usable(op.output(0))) {
+            return null;
+        }
+        long[] a = op.input(0).dims();
+        long[] b = op.input(1).dims();
+        boolean ta = op.boolAttr("transpose_a");
+        boolean tb = op.boolAttr("transpose_b");
+        if (a.length < 2 || b.length != 2 || ta && a.length != 2) {
+            return null;
+        }
+        long k = ta ? a[0] : a[a.length - 1];
+        long m = op.input(0).elementCount() / k;
+        long n = tb ? b[0] : b[1];
+        if (k != (tb ? b[1] : b[0]) || op.output(0).elementCount() != m * n || m * k > MAX_FLOATS) {
+            return null;
+        }
+        boolean bias = op.inputs().size() == 3;
+        if (bias && (op.input(2).ndims() != 1 || op.input(2).dim(0) != n)) {
+            return null;
+        }
+        return new FullyConnected.Desc((int) m, (int) k, (int) n, ta, tb, bias, false, false);
+    }
+
+    /** The descriptor of a supported convolution (constantWeights and relu false), or null. */
+    static GemmConvolution.Desc convolution(Op op) {
+        if (op.inputs().size() < 2 || op.inputs().size() > 3 || !op.inputs().stream().allMatch(Patterns::usable)
+                || !usable(op.output(0))) {
+            return null;
+        }
+        LogicalTensor src = op.input(0), wts = op.input(1), dst = op.output(0);
+        if (src.ndims() != 4 || wts.ndims() != 4 || dst.ndims() != 4 || !"None".equals(op.stringAttr("auto_pad"))) {
+            return null;
+        }
+        boolean last = "NXC".equals(op.stringAttr("data_format"));
+        boolean xio = "XIO".equals(op.stringAttr("weights_format"));
+        long[] s = src.dims(), w = wts.dims(), o = dst.dims();
+        long cin = last ? s[3] : s[1], h = last ? s[1] : s[2], wd = last ? s[2] : s[3];
+        long cout = last ? o[3] : o[1], ho = last ? o[1] : o[2], wo = last ? o[2] : o[3];
+        long kh = xio ? w[0] : w[2], kw = xio ? w[1] : w[3];
+        long wIn = xio ? w[2] : w[1], wOut = xio ? w[3] : w[0];
+        long groups = op.longAttr("groups");
+        long[] st = op.longsAttr("strides"), pb = op.longsAttr("pads_begin"), dl = op.longsAttr("dilations");
+        if (groups < 1 || cin % groups != 0 || cout % groups != 0 || wIn != cin / groups || wOut != cout
+                || st.length != 2 || pb.length != 2 || dl.length != 2 || s[0] != o[0]) {
+            return null;
+        }
+        if (ho * wo * kh * kw * (cin / groups) > MAX_FLOATS) {
+            return null;
+        }
+        boolean bias = op.inputs().size() == 3;
+        if (bias && (op.input(2).ndims() != 1 || op.input(2).dim(0) != cout)) {
+            return null;
+        }
+        return new GemmConvolution.Desc((int) s[0], (int) cin, (int) h, (int) wd, (int) cout, (int) ho, (int) wo,
+                (int) kh, (int) kw, (int) st[0], (int) st[1], (int) pb[0], (int) pb[1], (int) dl[0], (int) dl[1],
+                (int) groups, last, xio, bias, false, false);
+    }
+
+    /** The descriptor of same-shaped binary arithmetic (no activation), or null. */
+    static Elementwise.Desc elementwise(Op op) {
+        if (op.inputs().size() != 2 || !op.inputs().stream().allMatch(Patterns::usable) || !usable(op.output(0))
+                || !java.util.Arrays.equals(op.input(0).dims(), op.input(1).dims())
+                || !java.util.Arrays.equals(op.input(0).dims(), op.output(0).dims())) {
+            return null;
+        }
+        Elementwise.Arith arith = switch (op.kind()) {
+            case Add -> Elementwise.Arith.ADD;
+            case Subtract -> Elementwise.Arith.SUB;
+            case Multiply -> Elementwise.Arith.MUL;
+            case Maximum -> Elementwise.Arith.MAX;
+            case Minimum -> Elementwise.Arith.MIN;
+            default -> null;
+        };
+        return arith == null ? null : new Elementwise.Desc(arith, op.output(0).elementCount(), Elementwise.Act.NONE, 0, 0);
+    }
+
+    static UnsupportedFeatureException unsupported(String pattern, Op op) {
+        return new UnsupportedFeatureException("acl backend cannot compile partition " + pattern + ": op " + op.describe()
+                + " is not an f32 static-shape dense MatMul (2-D weights), 2-D convolution with explicit padding,"
+                + " or same-shaped binary arithmetic, optionally followed by ReLU (Clamp after arithmetic)");
+    }
+}

@@ -1,0 +1,95 @@
+package io.partita.backend.acl.internal.osgi;
+
+import java.util.List;
+import java.util.Set;
+
+import org.osgi.service.component.annotations.Activate;
+import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
+import org.osgi.service.component.annotations.Modified;
+import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.metatype.annotations.Designate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.partita.backend.acl.internal.AclBackend;
+import io.partita.cache.CacheManager;
+import io.partita.graph.EngineKind;
+import io.partita.graph.PartitionPolicy;
+import io.partita.spi.Backend;
+import io.partita.spi.Claim;
+import io.partita.spi.CompileRequest;
+import io.partita.spi.GraphView;
+import io.partita.spi.Kernel;
+
+/**
+ * Registers the ACL-style backend (rank 50 unless configured). A malformed pool cap or memory
+ * manager is logged with the value and what is accepted, and the previous setting stays.
+ */
+@Component(service = Backend.class, configurationPid = "io.partita.backend.acl", property = "service.ranking:Integer=" + AclBackend.DEFAULT_RANK)
+@Designate(ocd = AclConfig.class)
+public class AclBackendComponent implements Backend {
+    private static final Logger LOG = LoggerFactory.getLogger(AclBackendComponent.class);
+
+    private final AclBackend backend;
+
+    @Activate
+    public AclBackendComponent(@Reference CacheManager caches, AclConfig config) {
+        this.backend = new AclBackend(caches);
+        configure(config);
+    }
+
+    @Modified
+    void configure(AclConfig config) {
+        try {
+            backend.setPoolCapMegabytes(AclSettings.poolCapMb(config.pool_cap_mb()));
+        } catch (IllegalArgumentException e) {
+            LOG.error("refused: {}", e.getMessage());
+        }
+        try {
+            backend.setCachedMemory(AclSettings.cachedMemory(config.memory_manager()));
+        } catch (IllegalArgumentException e) {
+            LOG.error("refused: {}", e.getMessage());
+        }
+    }
+
+    @Deactivate
+    void deactivate() {
+        backend.close();
+    }
+
+    @Override
+    public String id() {
+        return backend.id();
+    }
+
+    @Override
+    public String version() {
+        return backend.version();
+    }
+
+    @Override
+    public Set<EngineKind> engineKinds() {
+        return backend.engineKinds();
+    }
+
+    @Override
+    public String description() {
+        return backend.description();
+    }
+
+    @Override
+    public int defaultRank() {
+        return backend.defaultRank();
+    }
+
+    @Override
+    public List<Claim> claim(GraphView graph, PartitionPolicy policy) {
+        return backend.claim(graph, policy);
+    }
+
+    @Override
+    public Kernel compile(CompileRequest request) {
+        return backend.compile(request);
+    }
+}
