@@ -124,10 +124,26 @@ public final class RuntimeCore implements GraphRuntime {
         removeBackend(backend);
     }
 
-    private static int rank(Backend backend, Map<String, Object> props) {
-        // "service.ranking" (org.osgi.framework.Constants.SERVICE_RANKING): an Integer by the spec.
+    static int rank(Backend backend, Map<String, Object> props) {
+        // "service.ranking" (org.osgi.framework.Constants.SERVICE_RANKING) is an Integer by the spec,
+        // but a FileInstall .cfg file gives every value as a String: "200" is meant as 200, and
+        // ignoring it would silently keep the backend at its default rank.
         Object r = props.get("service.ranking");
-        return r instanceof Integer i ? i : backend.defaultRank();
+        if (r instanceof Integer i) {
+            return i;
+        }
+        if (r instanceof String text) {
+            try {
+                return Integer.parseInt(text.strip());
+            } catch (NumberFormatException e) {
+                // falls through to the warning
+            }
+        }
+        if (r != null) {
+            LOG.warn("backend {}: service.ranking '{}' ({}) is not an integer; it keeps its default rank {}",
+                    backend.id(), r, r.getClass().getSimpleName(), backend.defaultRank());
+        }
+        return backend.defaultRank();
     }
 
     /** Registers a backend at a rank (higher ranks are offered graphs first). */
