@@ -1,8 +1,5 @@
 package io.partita.backend.acl.internal.osgi;
 
-import java.util.List;
-import java.util.Set;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
@@ -14,13 +11,8 @@ import org.slf4j.LoggerFactory;
 
 import io.partita.backend.acl.internal.AclBackend;
 import io.partita.cache.CacheManager;
-import io.partita.graph.EngineKind;
-import io.partita.graph.PartitionPolicy;
 import io.partita.spi.Backend;
-import io.partita.spi.Claim;
-import io.partita.spi.CompileRequest;
-import io.partita.spi.GraphView;
-import io.partita.spi.Kernel;
+import io.partita.spi.ForwardingBackend;
 
 /**
  * Registers the ACL-style backend (rank 50 unless configured). A malformed pool cap or memory
@@ -28,14 +20,19 @@ import io.partita.spi.Kernel;
  */
 @Component(service = Backend.class, configurationPid = "io.partita.backend.acl", property = "service.ranking:Integer=" + AclBackend.DEFAULT_RANK)
 @Designate(ocd = AclConfig.class)
-public class AclBackendComponent implements Backend {
+public class AclBackendComponent extends ForwardingBackend {
     private static final Logger LOG = LoggerFactory.getLogger(AclBackendComponent.class);
 
     private final AclBackend backend;
 
     @Activate
     public AclBackendComponent(@Reference CacheManager caches, AclConfig config) {
-        this.backend = new AclBackend(caches);
+        this(new AclBackend(caches), config);
+    }
+
+    private AclBackendComponent(AclBackend backend, AclConfig config) {
+        super(backend);
+        this.backend = backend;
         configure(config);
     }
 
@@ -56,40 +53,5 @@ public class AclBackendComponent implements Backend {
     @Deactivate
     void deactivate() {
         backend.close();
-    }
-
-    @Override
-    public String id() {
-        return backend.id();
-    }
-
-    @Override
-    public String version() {
-        return backend.version();
-    }
-
-    @Override
-    public Set<EngineKind> engineKinds() {
-        return backend.engineKinds();
-    }
-
-    @Override
-    public String description() {
-        return backend.description();
-    }
-
-    @Override
-    public int defaultRank() {
-        return backend.defaultRank();
-    }
-
-    @Override
-    public List<Claim> claim(GraphView graph, PartitionPolicy policy) {
-        return backend.claim(graph, policy);
-    }
-
-    @Override
-    public Kernel compile(CompileRequest request) {
-        return backend.compile(request);
     }
 }

@@ -1,8 +1,5 @@
 package io.partita.backend.dnnl.internal.osgi;
 
-import java.util.List;
-import java.util.Set;
-
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
 import org.osgi.service.component.annotations.Deactivate;
@@ -15,13 +12,8 @@ import org.slf4j.LoggerFactory;
 import io.partita.backend.dnnl.internal.DnnlBackend;
 import io.partita.backend.dnnl.internal.ThreadSetting;
 import io.partita.cache.CacheManager;
-import io.partita.graph.EngineKind;
-import io.partita.graph.PartitionPolicy;
 import io.partita.spi.Backend;
-import io.partita.spi.Claim;
-import io.partita.spi.CompileRequest;
-import io.partita.spi.GraphView;
-import io.partita.spi.Kernel;
+import io.partita.spi.ForwardingBackend;
 
 /**
  * Registers the DNNL-style backend (rank 100 unless configured). A malformed {@code threads} value
@@ -29,14 +21,19 @@ import io.partita.spi.Kernel;
  */
 @Component(service = Backend.class, configurationPid = "io.partita.backend.dnnl", property = "service.ranking:Integer=" + DnnlBackend.DEFAULT_RANK)
 @Designate(ocd = DnnlConfig.class)
-public class DnnlBackendComponent implements Backend {
+public class DnnlBackendComponent extends ForwardingBackend {
     private static final Logger LOG = LoggerFactory.getLogger(DnnlBackendComponent.class);
 
     private final DnnlBackend backend;
 
     @Activate
     public DnnlBackendComponent(@Reference CacheManager caches, DnnlConfig config) {
-        this.backend = new DnnlBackend(caches);
+        this(new DnnlBackend(caches), config);
+    }
+
+    private DnnlBackendComponent(DnnlBackend backend, DnnlConfig config) {
+        super(backend);
+        this.backend = backend;
         configure(config);
     }
 
@@ -55,45 +52,5 @@ public class DnnlBackendComponent implements Backend {
     @Deactivate
     void deactivate() {
         backend.close();
-    }
-
-    @Override
-    public String id() {
-        return backend.id();
-    }
-
-    @Override
-    public String version() {
-        return backend.version();
-    }
-
-    @Override
-    public Set<EngineKind> engineKinds() {
-        return backend.engineKinds();
-    }
-
-    @Override
-    public String description() {
-        return backend.description();
-    }
-
-    @Override
-    public int defaultRank() {
-        return backend.defaultRank();
-    }
-
-    @Override
-    public void setThreads(int threads) {
-        backend.setThreads(threads);
-    }
-
-    @Override
-    public List<Claim> claim(GraphView graph, PartitionPolicy policy) {
-        return backend.claim(graph, policy);
-    }
-
-    @Override
-    public Kernel compile(CompileRequest request) {
-        return backend.compile(request);
     }
 }
