@@ -130,6 +130,9 @@ class CliErrorsTest {
         badInput("no such folder", "convert", onnx.toString(), tmp.resolve("no/such/dir/out.json").toString());
         badInput("it is a folder", "convert", onnx.toString(), tmp.toString());
         badInput("is not a .onnx file", "convert", mlp.toString(), tmp.resolve("out.json").toString());
+        Path notAFolder = write("constants.txt", "");
+        badInput("--constants " + notAFolder + ": exists and is not a folder", "convert", onnx.toString(),
+                tmp.resolve("out2.json").toString(), "--constants", notAFolder.toString());
         Path cases = Paths.get("..", "testdata", "corpus", "benchdnn-graph", "harness-cases.tsv").toAbsolutePath();
         badInput("--filter '(' is not a regular expression: Unclosed group", "harness", cases.toString(), "--filter", "(");
         badInput("no such case file", "harness", tmp.resolve("none.tsv").toString());
