@@ -1,0 +1,164 @@
+package io.partita.backend.compiler.internal;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+import io.partita.backend.compiler.internal.codegen.RowKernelGenerator;
+import io.partita.backend.compiler.internal.exec.AttentionProgram;
+import io.partita.backend.compiler.internal.exec.Parallel;
+import io.partita.backend.compiler.internal.fusion.AttentionShape;
+import io.partita.backend.compiler.internal.fusion.OpIndex;
+import io.partita.cache.CacheManager;
+import io.partita.graph.EngineKind;
+import io.partita.graph.Op;
+import io.partita.graph.OpKind;
+import io.partita.graph.PartitionPolicy;
+import io.partita.graph.UnsupportedFeatureException;
+import io.partita.spi.Backend;
+import io.partita.spi.Claim;
+import io.partita.spi.CompileRequest;
+import io.partita.spi.GraphView;
+import io.partita.spi.Kernel;
+
+/**
+ * The graph-compiler backend: claims whole attention blocks (MatMul, scale, mask, SoftMax,
+ * MatMul and the views around them), static or with dynamic dims, and compiles each once into a
+ * flash-attention loop whose score computation is a generated class. Ranked above the
+ * DNNL-style backend so its larger partitions win; what it does not claim goes to the others.
+ */
+public final class CompilerBackend implements Backend {
+    public static final String ID = "compiler";
+    /** Above the DNNL-style backend (100): a fused attention block beats its per-op partitions. */
+    public static final int DEFAULT_RANK = 150;
+    static final String ATTENTION = "attention";
+    private static final int MAX_THREADS = 1024;
+
+    private final RowKernelGenerator generator = new RowKernelGenerator();
+    private volatile Parallel pool;
+    private volatile int threads = Math.max(1, Runtime.getRuntime().availableProcessors());
+
+    public CompilerBackend(CacheManager caches) {
+        // Constant tensors are not transformed by this increment's kernels (attention reads its
+        // inputs in place); the cache manager is where packed weights of later fusions will go.
+        java.util.Objects.requireNonNull(caches, "caches");
+    }
+
+    @Override
+    public String id() {
+        return ID;
+    }
+
+    @Override
+    public String version() {
+        return "1";
+    }
+
+    @Override
+    public Set<EngineKind> engineKinds() {
+        return Set.of(EngineKind.CPU);
+    }
+
+    @Override
+    public int defaultRank() {
+        return DEFAULT_RANK;
+    }
+
+    @Override
+    public String description() {
+        RowKernelGenerator.Stats s = generator.stats();
+        return "generated " + s.classes() + " classes, " + s.bytes() + " bytes in " + s.nanos() / 1_000_000 + " ms"
+                + (s.fallbacks() > 0 ? ", " + s.fallbacks() + " interpreted" : "");
+    }
+
+    @Override
+    public List<Claim> claim(GraphView graph, PartitionPolicy policy) {
+        if (policy == PartitionPolicy.DEBUG) {
+            return List.of(); // one op per partition: nothing to fuse
+        }
+        List<Op> ops = graph.ops();
+        OpIndex index = new OpIndex(ops);
+        Set<Long> taken = new java.util.HashSet<>();
+        List<Claim> claims = new ArrayList<>();
+        for (Op op : ops) {
+            if (op.kind() != OpKind.SoftMax) {
+                continue;
+            }
+            AttentionShape a = AttentionShape.around(op, index,
+                    o -> !graph.isClaimed(o.id()) && !taken.contains(o.id()), graph::isGraphOutput);
+            if (a == null) {
+                continue;
+            }
+            Set<Long> ids = new java.util.LinkedHashSet<>();
+            for (Op x : a.ops()) {
+                ids.add(x.id());
+            }
+            taken.addAll(ids);
+            claims.add(new Claim(ids, ATTENTION));
+        }
+        return claims;
+    }
+
+    @Override
+    public Kernel compile(CompileRequest request) {
+        if (!ATTENTION.equals(request.pattern())) {
+            throw new UnsupportedFeatureException("compiler backend: no pattern '" + request.pattern() + "'");
+        }
+        OpIndex index = new OpIndex(request.ops());
+        Set<Long> outputs = new java.util.HashSet<>();
+        request.outputs().forEach(t -> outputs.add(t.id()));
+        AttentionShape shape = null;
+        for (Op op : request.ops()) {
+            if (op.kind() == OpKind.SoftMax) {
+                shape = AttentionShape.around(op, index, o -> true, outputs::contains);
+            }
+        }
+        if (shape == null || shape.ops().size() != request.ops().size()) {
+            throw new UnsupportedFeatureException("partition " + request.partitionId()
+                    + " is not an attention block the compiler backend fuses");
+        }
+        return new CompilerKernel(this, new AttentionProgram(request, shape, generator));
+    }
+
+    @Override
+    public void setThreads(int count) {
+        if (count < 1 || count > MAX_THREADS) {
+            throw new IllegalArgumentException("compiler thread count must be from 1 to " + MAX_THREADS + ", got "
+                    + count);
+        }
+        threads = count;
+    }
+
+    /** The worker pool, rebuilt when the thread setting changed. */
+    Parallel pool() {
+        Parallel p = pool;
+        if (p != null && p.threads() == threads) {
+            return p;
+        }
+        synchronized (this) {
+            p = pool;
+            if (p == null || p.threads() != threads) {
+                Parallel old = p;
+                p = new Parallel(threads);
+                pool = p;
+                if (old != null) {
+                    old.close(); // running loops finish; new ones use the fresh pool
+                }
+            }
+            return p;
+        }
+    }
+
+    public RowKernelGenerator.Stats codegenStats() {
+        return generator.stats();
+    }
+
+    @Override
+    public void close() {
+        Parallel p = pool;
+        if (p != null) {
+            p.close();
+        }
+        generator.clear();
+    }
+}

@@ -1,0 +1,24 @@
+package io.partita.backend.compiler.internal;
+
+import java.util.List;
+
+import io.partita.backend.compiler.internal.exec.Program;
+import io.partita.graph.Stream;
+import io.partita.graph.Tensor;
+import io.partita.spi.Kernel;
+
+/** A compiled partition: its program, run on the backend's pool; stateless, so threads share it. */
+final class CompilerKernel implements Kernel {
+    private final CompilerBackend backend;
+    private final Program program;
+
+    CompilerKernel(CompilerBackend backend, Program program) {
+        this.backend = backend;
+        this.program = program;
+    }
+
+    @Override
+    public void execute(Stream stream, List<Tensor> inputs, List<Tensor> outputs) {
+        program.execute(inputs, outputs, backend.pool());
+    }
+}

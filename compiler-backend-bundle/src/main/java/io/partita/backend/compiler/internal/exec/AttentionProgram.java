@@ -1,0 +1,286 @@
+package io.partita.backend.compiler.internal.exec;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.partita.backend.compiler.internal.codegen.RowKernel;
+import io.partita.backend.compiler.internal.codegen.RowKernelGenerator;
+import io.partita.backend.compiler.internal.expr.Expr;
+import io.partita.backend.compiler.internal.expr.ExprBuilder;
+import io.partita.backend.compiler.internal.fusion.AttentionShape;
+import io.partita.backend.compiler.internal.fusion.OpIndex;
+import io.partita.graph.DataType;
+import io.partita.graph.LogicalTensor;
+import io.partita.graph.Op;
+import io.partita.graph.Tensor;
+import io.partita.graph.UnsupportedFeatureException;
+import io.partita.spi.CompileRequest;
+
+/**
+ * A compiled attention partition: the generated score kernel plus how to find Q, K, V, the
+ * score operands and the output behind their view ops. Compiled once; each execution derives
+ * the geometry from the tensors it is given (dynamic dims), memoised per shape.
+ */
+public final class AttentionProgram implements Program {
+    private static final int MAX_GEOMETRIES = 256;
+
+    private final CompileRequest request;
+    private final AttentionShape shape;
+    private final RowKernel scores;
+    private final boolean identityScores;
+    /** Partition input port of Q, K, V and each source operand; -1 if none. */
+    private final int qPort;
+    private final int kPort;
+    private final int vPort;
+    private final List<Operand> operands;
+    private final List<Operand> scalarOperands;
+    private final Map<Long, List<Op>> viewChains = new HashMap<>();
+    private final Map<Long, Integer> inputPort = new HashMap<>();
+    private final boolean infAsZero;
+    private final ConcurrentHashMap<ShapeKey, FlashAttention.Geometry> geometries = new ConcurrentHashMap<>();
+
+    /** A score leaf read from a partition input (through views). */
+    private record Operand(long tensor, int port, boolean bool) {
+    }
+
+    private record ShapeKey(List<List<Long>> dims) {
+    }
+
+    public AttentionProgram(CompileRequest request, AttentionShape shape, RowKernelGenerator generator) {
+        this.request = request;
+        this.shape = shape;
+        if (request.outputs().size() != 1) {
+            throw new UnsupportedFeatureException("partition " + request.partitionId() + ": fused attention writes one"
+                    + " output, the partition has " + request.outputs().size());
+        }
+        for (int i = 0; i < request.inputs().size(); i++) {
+            inputPort.put(request.inputs().get(i).id(), i);
+        }
+        OpIndex index = new OpIndex(request.ops());
+        qPort = portThroughViews(shape.qk().input(0).id(), index);
+        kPort = portThroughViews(shape.qk().input(1).id(), index);
+        vPort = portThroughViews(shape.pv().input(1).id(), index);
+        long[] sd = shape.qk().output(0).dims();
+        int rank = sd.length;
+        ExprBuilder b = new ExprBuilder();
+        b.bind(shape.qk().output(0).id(), b.source());
+        List<Operand> ops = new ArrayList<>();
+        List<Operand> scalars = new ArrayList<>();
+        for (Op op : shape.scoreOps()) {
+            b.add(op, rank, t -> {
+                Operand o = new Operand(t.id(), portThroughViews(t.id(), index), t.dataType() == DataType.BOOLEAN);
+                if (t.dataType() != DataType.F32 && t.dataType() != DataType.BOOLEAN) {
+                    throw new UnsupportedFeatureException("attention score operand " + t.id() + " has data type "
+                            + t.dataType() + "; fused code reads f32 and boolean");
+                }
+                if (isSingleElement(t)) {
+                    scalars.add(o);
+                    int leaf = b.scalar();
+                    b.bind(t.id(), leaf);
+                    return leaf;
+                }
+                ops.add(o);
+                int leaf = b.source();
+                b.bind(t.id(), leaf);
+                return leaf;
+            });
+        }
+        Expr expr = b.build(shape.softmax().input(0).id());
+        this.operands = List.copyOf(ops);
+        this.scalarOperands = List.copyOf(scalars);
+        this.identityScores = expr.nodes().size() == 1;
+        long kb = sd[rank - 1];
+        this.scores = identityScores ? null : generator.kernel(expr, 0, "partition " + request.partitionId()
+                + " (" + request.pattern() + ")");
+        this.infAsZero = shape.softmax().hasAttr("mode") && "inf_as_zero".equals(shape.softmax().stringAttr("mode"));
+        if (kb == 0) {
+            throw new UnsupportedFeatureException("attention over zero keys");
+        }
+    }
+
+    private static boolean isSingleElement(LogicalTensor t) {
+        long[] d = t.dims();
+        if (d == null) {
+            return false;
+        }
+        for (long x : d) {
+            if (x != 1) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Follows view ops back to the partition input a tensor comes from. */
+    private int portThroughViews(long tensor, OpIndex index) {
+        List<Op> chain = new ArrayList<>();
+        long t = tensor;
+        while (!inputPort.containsKey(t)) {
+            Op p = index.producer(t);
+            if (p == null || !OpIndex.VIEWS.contains(p.kind())) {
+                throw new UnsupportedFeatureException("partition " + request.partitionId() + ": tensor " + tensor
+                        + " is neither a partition input nor a view of one");
+            }
+            chain.addFirst(p);
+            t = p.input(0).id();
+        }
+        viewChains.put(tensor, chain);
+        return inputPort.get(t);
+    }
+
+    @Override
+    public void execute(List<Tensor> in, List<Tensor> out, Parallel pool) {
+        FlashAttention.Geometry g = geometry(in, out);
+        MemorySegment[] ops = new MemorySegment[operands.size()];
+        for (int i = 0; i < ops.length; i++) {
+            ops[i] = in.get(operands.get(i).port()).data();
+        }
+        float[] sc = new float[scalarOperands.size()];
+        for (int i = 0; i < sc.length; i++) {
+            Operand o = scalarOperands.get(i);
+            MemorySegment m = in.get(o.port()).data();
+            sc[i] = o.bool() ? (m.get(ValueLayout.JAVA_BYTE, 0) != 0 ? 1f : 0f) : m.getAtIndex(ValueLayout.JAVA_FLOAT, 0);
+        }
+        FlashAttention.run(g, new FlashAttention.Buffers(in.get(qPort).data(), in.get(kPort).data(),
+                in.get(vPort).data(), out.get(0).data(), ops, sc), scores, identityScores, pool);
+    }
+
+    private FlashAttention.Geometry geometry(List<Tensor> in, List<Tensor> out) {
+        List<List<Long>> key = new ArrayList<>(in.size() + out.size());
+        for (Tensor t : in) {
+            key.add(dimsAndStrides(t.logicalTensor()));
+        }
+        for (Tensor t : out) {
+            key.add(dimsAndStrides(t.logicalTensor()));
+        }
+        ShapeKey k = new ShapeKey(key);
+        FlashAttention.Geometry g = geometries.get(k);
+        if (g == null) {
+            g = resolve(in, out);
+            if (geometries.size() >= MAX_GEOMETRIES) {
+                geometries.clear();
+            }
+            geometries.put(k, g);
+        }
+        return g;
+    }
+
+    private static List<Long> dimsAndStrides(LogicalTensor t) {
+        List<Long> l = new ArrayList<>();
+        for (long d : t.dims()) {
+            l.add(d);
+        }
+        for (long s : t.strides()) {
+            l.add(s);
+        }
+        return l;
+    }
+
+    private FlashAttention.Geometry resolve(List<Tensor> in, List<Tensor> out) {
+        Map<Long, LogicalTensor> all = request.inferShapes(in.stream().map(Tensor::logicalTensor).toList(), Map.of());
+        long[] qDims = dims(all, shape.qk().input(0).id());
+        long[] kDims = dims(all, shape.qk().input(1).id());
+        long[] vDims = dims(all, shape.pv().input(1).id());
+        long[] sDims = dims(all, shape.qk().output(0).id());
+        long[] oDims = dims(all, shape.pv().output(0).id());
+        int r = oDims.length;
+        long[] batch = java.util.Arrays.copyOf(oDims, r - 2);
+        if (!java.util.Arrays.equals(java.util.Arrays.copyOf(sDims, sDims.length - 2), batch)) {
+            throw new UnsupportedFeatureException("partition " + request.partitionId() + ": score batch dims "
+                    + LogicalTensor.dimsToString(sDims) + " differ from the output's " + LogicalTensor.dimsToString(oDims));
+        }
+        boolean tb = shape.qk().boolAttr("transpose_b");
+        boolean vt = shape.pv().boolAttr("transpose_b");
+        FlashAttention.Access q = access(shape.qk().input(0).id(), qDims, in, all, batch, false);
+        FlashAttention.Access k = access(shape.qk().input(1).id(), kDims, in, all, batch, !tb);
+        FlashAttention.Access v = access(shape.pv().input(1).id(), vDims, in, all, batch, vt);
+        FlashAttention.Access o = outputAccess(out.get(0).logicalTensor(), all, batch);
+        FlashAttention.Access[] ops = new FlashAttention.Access[operands.size()];
+        for (int i = 0; i < ops.length; i++) {
+            Operand op = operands.get(i);
+            long[] od = dims(all, op.tensor());
+            long[] st = viewStrides(op.tensor(), in, all);
+            long[] bs = Strides.broadcast(od, st, sDims);
+            ops[i] = new FlashAttention.Access(java.util.Arrays.copyOf(bs, r - 2), bs[r - 2], bs[r - 1], op.bool());
+        }
+        int sq = toInt(sDims[r - 2], "query length");
+        int sk = toInt(sDims[r - 1], "key length");
+        int d = toInt(qDims[qDims.length - 1], "head size");
+        int dv = toInt(oDims[r - 1], "value head size");
+        return new FlashAttention.Geometry(batch, sq, sk, d, dv, q, k, v, o, ops, infAsZero);
+    }
+
+    private int toInt(long v, String what) {
+        if (v > Integer.MAX_VALUE / 64) {
+            throw new UnsupportedFeatureException("partition " + request.partitionId() + ": " + what + " " + v
+                    + " is beyond the fused attention's limit");
+        }
+        return (int) v;
+    }
+
+    private static long[] dims(Map<Long, LogicalTensor> all, long id) {
+        return all.get(id).dims();
+    }
+
+    /** Batch strides over the output's batch dims and the strides of the last two dims (swapped if asked). */
+    private FlashAttention.Access access(long tensor, long[] dims, List<Tensor> in, Map<Long, LogicalTensor> all,
+            long[] batch, boolean swap) {
+        long[] st = viewStrides(tensor, in, all);
+        int n = dims.length;
+        long[] bd = java.util.Arrays.copyOf(dims, n - 2);
+        long[] bs = Strides.broadcast(bd, java.util.Arrays.copyOf(st, n - 2), batch);
+        return swap ? new FlashAttention.Access(bs, st[n - 1], st[n - 2], false)
+                : new FlashAttention.Access(bs, st[n - 2], st[n - 1], false);
+    }
+
+    /** Strides of a tensor in the memory of the partition input it views. */
+    private long[] viewStrides(long tensor, List<Tensor> in, Map<Long, LogicalTensor> all) {
+        List<Op> chain = viewChains.get(tensor);
+        long source = chain.isEmpty() ? tensor : chain.get(0).input(0).id();
+        LogicalTensor given = in.get(inputPort.get(source)).logicalTensor();
+        long[] dims = given.dims();
+        long[] st = given.strides();
+        for (Op op : chain) {
+            long[] nd = dims(all, op.output(0).id());
+            st = switch (op.kind()) {
+                case StaticTranspose -> Strides.transpose(st, op.longsAttr("order"));
+                case StaticReshape -> Strides.reshape(dims, st, nd);
+                default -> st; // Reorder: same values, read where they are
+            };
+            if (st == null) {
+                throw new UnsupportedFeatureException("partition " + request.partitionId() + ": " + op.describe()
+                        + " cannot be read in place (a reshape across transposed dims)");
+            }
+            dims = nd;
+        }
+        return st;
+    }
+
+    private FlashAttention.Access outputAccess(LogicalTensor given, Map<Long, LogicalTensor> all, long[] batch) {
+        long[] st = given.strides();
+        List<Op> suffix = shape.suffix();
+        for (int i = suffix.size() - 1; i >= 0; i--) {
+            Op op = suffix.get(i);
+            long[] yd = dims(all, op.output(0).id());
+            long[] xd = dims(all, op.input(0).id());
+            st = switch (op.kind()) {
+                case StaticTranspose -> Strides.untranspose(st, op.longsAttr("order"));
+                case StaticReshape -> Strides.reshape(yd, st, xd);
+                default -> st;
+            };
+            if (st == null) {
+                throw new UnsupportedFeatureException("partition " + request.partitionId() + ": " + op.describe()
+                        + " cannot be written in place");
+            }
+        }
+        int n = st.length;
+        long[] oDims = dims(all, shape.pv().output(0).id());
+        long[] bs = Strides.broadcast(java.util.Arrays.copyOf(oDims, n - 2), java.util.Arrays.copyOf(st, n - 2), batch);
+        return new FlashAttention.Access(bs, st[n - 2], st[n - 1], false);
+    }
+}

@@ -1,0 +1,333 @@
+package io.partita.backend.compiler.internal.exec;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
+
+import io.partita.backend.compiler.internal.codegen.RowKernel;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
+
+/**
+ * Attention in one pass over the keys, flash-attention style: for a block of four query rows,
+ * scores of one key block are computed, run through the partition's generated score kernel
+ * (scale, mask, select), folded into a running max and sum (online softmax), and multiplied
+ * with the value block, so neither the score matrix nor the probabilities exist in memory. K is
+ * packed transposed and V row-major per batch entry; the tasks (batch entry x query block) run
+ * on the backend's pool.
+ */
+public final class FlashAttention {
+    private static final VectorSpecies<Float> S = FloatVector.SPECIES_PREFERRED;
+    private static final int VL = S.length();
+    /** Query rows sharing each load of K and V. */
+    private static final int RB = 4;
+    /** Query rows per task. */
+    private static final int QB = 64;
+    /** Keys per block of the online softmax. */
+    private static final int KB = 256;
+    private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
+
+    private FlashAttention() {
+    }
+
+    /**
+     * Where everything is, in elements. Batch strides run over {@code batch} (the output's batch
+     * dims; 0 where an input is broadcast).
+     */
+    public record Geometry(long[] batch, int sq, int sk, int d, int dv, Access q, Access k, Access v, Access o,
+            Access[] operands, boolean infAsZero) {
+        long batchCount() {
+            long n = 1;
+            for (long b : batch) {
+                n *= b;
+            }
+            return n;
+        }
+    }
+
+    /**
+     * One tensor's addressing: batch strides plus the row and column strides of its last two dims
+     * (Q: query x head dim, K: key x head dim, V: key x value dim, O: query x value dim,
+     * score operands: query x key).
+     */
+    public record Access(long[] batchStrides, long row, long col, boolean bool) {
+    }
+
+    /** Data of one execution; {@code operands[i]} for score leaf {@code i + 1}. */
+    public record Buffers(MemorySegment q, MemorySegment k, MemorySegment v, MemorySegment o, MemorySegment[] operands,
+            float[] scalars) {
+    }
+
+    public static void run(Geometry g, Buffers b, RowKernel scores, boolean identityScores, Parallel pool) {
+        long batches = g.batchCount();
+        int qBlocks = (g.sq() + QB - 1) / QB;
+        long tasks = batches * qBlocks;
+        if (tasks > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("attention with " + tasks + " tasks is beyond one partition");
+        }
+        pool.forEach((int) tasks, t -> block(g, b, scores, identityScores, t / qBlocks, (t % qBlocks) * QB));
+    }
+
+    private static void block(Geometry g, Buffers b, RowKernel scores, boolean identity, long batch, int q0) {
+        int d = g.d();
+        int dv = g.dv();
+        int sk = g.sk();
+        int skP = roundUp(sk);
+        int dvP = roundUp(dv);
+        Scratch s = SCRATCH.get();
+        s.ensure(d, skP, dvP, g.operands().length);
+        long bq = Strides.offset(batch, g.batch(), g.q().batchStrides(), g.batch().length);
+        long bk = Strides.offset(batch, g.batch(), g.k().batchStrides(), g.batch().length);
+        long bv = Strides.offset(batch, g.batch(), g.v().batchStrides(), g.batch().length);
+        long bo = Strides.offset(batch, g.batch(), g.o().batchStrides(), g.batch().length);
+        packKeys(b.k(), bk, g.k(), sk, skP, d, s.kt);
+        packValues(b.v(), bv, g.v(), sk, dv, dvP, s.vp);
+        long[] opBase = new long[g.operands().length];
+        for (int k = 0; k < opBase.length; k++) {
+            opBase[k] = Strides.offset(batch, g.batch(), g.operands()[k].batchStrides(), g.batch().length);
+        }
+        int q1 = Math.min(g.sq(), q0 + QB);
+        for (int i0 = q0; i0 < q1; i0 += RB) {
+            int rows = Math.min(RB, q1 - i0);
+            stageQueries(b.q(), bq, g.q(), i0, rows, d, s.q);
+            Arrays.fill(s.m, Float.NEGATIVE_INFINITY);
+            Arrays.fill(s.l, 0f);
+            Arrays.fill(s.o, 0, RB * dvP, 0f);
+            for (int jb = 0; jb < skP; jb += KB) {
+                int bc = Math.min(KB, skP - jb);
+                int valid = Math.min(bc, sk - jb);
+                scoresBlock(s, d, skP, jb, bc);
+                for (int r = 0; r < rows; r++) {
+                    if (!identity) {
+                        stageOperands(g, b, s, opBase, i0 + r, jb, valid, bc);
+                        s.src[0] = s.s;
+                        s.off[0] = r * KB;
+                        scores.apply(s.src, s.off, b.scalars(), bc, i0 + r, jb);
+                    }
+                    Arrays.fill(s.s, r * KB + valid, r * KB + bc, Float.NEGATIVE_INFINITY);
+                    softmaxStep(s, r, bc, dvP);
+                }
+                accumulateValues(s, rows, jb, valid, dvP);
+            }
+            writeRows(b.o(), bo, g.o(), g.infAsZero(), i0, rows, dv, dvP, s);
+        }
+    }
+
+    private static void packKeys(MemorySegment k, long base, Access a, int sk, int skP, int d, float[] kt) {
+        for (int dd = 0; dd < d; dd++) {
+            int row = dd * skP;
+            long src = base + dd * a.col();
+            if (a.row() == 1) {
+                MemorySegment.copy(k, ValueLayout.JAVA_FLOAT, src * 4, kt, row, sk);
+            } else {
+                for (int j = 0; j < sk; j++) {
+                    kt[row + j] = k.getAtIndex(ValueLayout.JAVA_FLOAT, src + j * a.row());
+                }
+            }
+            Arrays.fill(kt, row + sk, row + skP, 0f);
+        }
+    }
+
+    private static void packValues(MemorySegment v, long base, Access a, int sk, int dv, int dvP, float[] vp) {
+        for (int j = 0; j < sk; j++) {
+            int row = j * dvP;
+            long src = base + j * a.row();
+            if (a.col() == 1) {
+                MemorySegment.copy(v, ValueLayout.JAVA_FLOAT, src * 4, vp, row, dv);
+            } else {
+                for (int e = 0; e < dv; e++) {
+                    vp[row + e] = v.getAtIndex(ValueLayout.JAVA_FLOAT, src + e * a.col());
+                }
+            }
+            Arrays.fill(vp, row + dv, row + dvP, 0f);
+        }
+    }
+
+    private static void stageQueries(MemorySegment q, long base, Access a, int i0, int rows, int d, float[] qs) {
+        Arrays.fill(qs, 0f);
+        for (int r = 0; r < rows; r++) {
+            long src = base + (long) (i0 + r) * a.row();
+            if (a.col() == 1) {
+                MemorySegment.copy(q, ValueLayout.JAVA_FLOAT, src * 4, qs, r * d, d);
+            } else {
+                for (int e = 0; e < d; e++) {
+                    qs[r * d + e] = q.getAtIndex(ValueLayout.JAVA_FLOAT, src + e * a.col());
+                }
+            }
+        }
+    }
+
+    /** Scores of four query rows against keys jb..jb+bc (padding rows of Q are zeros). */
+    private static void scoresBlock(Scratch s, int d, int skP, int jb, int bc) {
+        float[] kt = s.kt;
+        float[] q = s.q;
+        for (int c = 0; c < bc; c += VL) {
+            FloatVector a0 = FloatVector.zero(S);
+            FloatVector a1 = a0;
+            FloatVector a2 = a0;
+            FloatVector a3 = a0;
+            int kOff = jb + c;
+            for (int e = 0; e < d; e++) {
+                FloatVector kv = FloatVector.fromArray(S, kt, e * skP + kOff);
+                a0 = FloatVector.broadcast(S, q[e]).fma(kv, a0);
+                a1 = FloatVector.broadcast(S, q[d + e]).fma(kv, a1);
+                a2 = FloatVector.broadcast(S, q[2 * d + e]).fma(kv, a2);
+                a3 = FloatVector.broadcast(S, q[3 * d + e]).fma(kv, a3);
+            }
+            a0.intoArray(s.s, c);
+            a1.intoArray(s.s, KB + c);
+            a2.intoArray(s.s, 2 * KB + c);
+            a3.intoArray(s.s, 3 * KB + c);
+        }
+    }
+
+    private static void stageOperands(Geometry g, Buffers b, Scratch s, long[] base, int row, int jb, int valid, int bc) {
+        Access[] ops = g.operands();
+        for (int k = 0; k < ops.length; k++) {
+            Access a = ops[k];
+            float[] dst = s.rows[k];
+            long src = base[k] + row * a.row() + jb * a.col();
+            MemorySegment m = b.operands()[k];
+            if (a.bool()) {
+                for (int j = 0; j < valid; j++) {
+                    dst[j] = m.get(ValueLayout.JAVA_BYTE, src + j * a.col()) != 0 ? 1f : 0f;
+                }
+            } else if (a.col() == 1) {
+                MemorySegment.copy(m, ValueLayout.JAVA_FLOAT, src * 4, dst, 0, valid);
+            } else if (a.col() == 0) {
+                Arrays.fill(dst, 0, valid, m.getAtIndex(ValueLayout.JAVA_FLOAT, src));
+            } else {
+                for (int j = 0; j < valid; j++) {
+                    dst[j] = m.getAtIndex(ValueLayout.JAVA_FLOAT, src + j * a.col());
+                }
+            }
+            Arrays.fill(dst, valid, bc, 0f);
+            s.src[k + 1] = dst;
+            s.off[k + 1] = 0;
+        }
+    }
+
+    /** Folds one row's block into its running max and sum; leaves exp(score - max) in place. */
+    private static void softmaxStep(Scratch s, int r, int bc, int dvP) {
+        float[] x = s.s;
+        int base = r * KB;
+        FloatVector mx = FloatVector.broadcast(S, Float.NEGATIVE_INFINITY);
+        for (int c = 0; c < bc; c += VL) {
+            mx = mx.max(FloatVector.fromArray(S, x, base + c));
+        }
+        float blockMax = mx.reduceLanes(VectorOperators.MAX);
+        float old = s.m[r];
+        float m = Math.max(old, blockMax);
+        if (m == Float.NEGATIVE_INFINITY) {
+            Arrays.fill(x, base, base + bc, 0f); // every score so far masked out: nothing to add
+            return;
+        }
+        float alpha = old == Float.NEGATIVE_INFINITY ? 0f : (float) Math.exp(old - m);
+        FloatVector mv = FloatVector.broadcast(S, m);
+        FloatVector sum = FloatVector.zero(S);
+        for (int c = 0; c < bc; c += VL) {
+            FloatVector p = FloatVector.fromArray(S, x, base + c).sub(mv).lanewise(VectorOperators.EXP);
+            p.intoArray(x, base + c);
+            sum = sum.add(p);
+        }
+        s.l[r] = s.l[r] * alpha + sum.reduceLanes(VectorOperators.ADD);
+        s.m[r] = m;
+        if (alpha != 1f) {
+            FloatVector av = FloatVector.broadcast(S, alpha);
+            int ob = r * dvP;
+            for (int e = 0; e < dvP; e += VL) {
+                FloatVector.fromArray(S, s.o, ob + e).mul(av).intoArray(s.o, ob + e);
+            }
+        }
+    }
+
+    /** o[r] += p[r] . V[jb .. jb+valid) for the four rows at once. */
+    private static void accumulateValues(Scratch s, int rows, int jb, int valid, int dvP) {
+        float[] p = s.s;
+        float[] vp = s.vp;
+        float[] o = s.o;
+        for (int e = 0; e < dvP; e += VL) {
+            FloatVector a0 = FloatVector.fromArray(S, o, e);
+            FloatVector a1 = FloatVector.fromArray(S, o, dvP + e);
+            FloatVector a2 = FloatVector.fromArray(S, o, 2 * dvP + e);
+            FloatVector a3 = FloatVector.fromArray(S, o, 3 * dvP + e);
+            for (int j = 0; j < valid; j++) {
+                FloatVector v = FloatVector.fromArray(S, vp, (jb + j) * dvP + e);
+                a0 = FloatVector.broadcast(S, p[j]).fma(v, a0);
+                a1 = FloatVector.broadcast(S, p[KB + j]).fma(v, a1);
+                a2 = FloatVector.broadcast(S, p[2 * KB + j]).fma(v, a2);
+                a3 = FloatVector.broadcast(S, p[3 * KB + j]).fma(v, a3);
+            }
+            a0.intoArray(o, e);
+            if (rows > 1) {
+                a1.intoArray(o, dvP + e);
+            }
+            if (rows > 2) {
+                a2.intoArray(o, 2 * dvP + e);
+            }
+            if (rows > 3) {
+                a3.intoArray(o, 3 * dvP + e);
+            }
+        }
+    }
+
+    private static void writeRows(MemorySegment out, long base, Access a, boolean infAsZero, int i0, int rows, int dv,
+            int dvP, Scratch s) {
+        for (int r = 0; r < rows; r++) {
+            float l = s.l[r];
+            // A row whose every score was -inf: zeros with inf_as_zero, NaN (0/0) otherwise, as the reference.
+            float inv = l == 0f ? (infAsZero ? 0f : Float.NaN) : 1f / l;
+            int ob = r * dvP;
+            for (int e = 0; e < dv; e++) {
+                s.o[ob + e] *= inv;
+            }
+            long dst = base + (long) (i0 + r) * a.row();
+            if (a.col() == 1) {
+                MemorySegment.copy(s.o, ob, out, ValueLayout.JAVA_FLOAT, dst * 4, dv);
+            } else {
+                for (int e = 0; e < dv; e++) {
+                    out.setAtIndex(ValueLayout.JAVA_FLOAT, dst + e * a.col(), s.o[ob + e]);
+                }
+            }
+        }
+    }
+
+    private static int roundUp(int n) {
+        return (n + VL - 1) / VL * VL;
+    }
+
+    /** One worker's buffers, grown to the largest shape it has run. */
+    private static final class Scratch {
+        float[] kt = new float[0];
+        float[] vp = new float[0];
+        float[] q = new float[0];
+        final float[] s = new float[RB * KB];
+        float[] o = new float[0];
+        final float[] m = new float[RB];
+        final float[] l = new float[RB];
+        float[][] rows = new float[0][];
+        float[][] src = new float[1][];
+        int[] off = new int[1];
+
+        void ensure(int d, int skP, int dvP, int operands) {
+            if (kt.length < d * skP) {
+                kt = new float[d * skP];
+            }
+            if (vp.length < skP * dvP) {
+                vp = new float[skP * dvP];
+            }
+            if (q.length < RB * d) {
+                q = new float[RB * d];
+            }
+            if (o.length < RB * dvP) {
+                o = new float[RB * dvP];
+            }
+            if (rows.length < operands) {
+                rows = new float[operands][KB];
+                src = new float[operands + 1][];
+                off = new int[operands + 1];
+            }
+        }
+    }
+}

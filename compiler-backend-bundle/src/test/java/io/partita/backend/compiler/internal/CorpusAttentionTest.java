@@ -1,0 +1,51 @@
+package io.partita.backend.compiler.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.List;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import io.partita.cache.CacheManager;
+import io.partita.formats.json.GraphJson;
+import io.partita.graph.Graph;
+import io.partita.graph.GraphRuntime;
+import io.partita.graph.Partition;
+import io.partita.graph.PartitionPolicy;
+import io.partita.runtime.StandaloneRuntime;
+import io.partita.testkit.benchdnn.CaseRunner;
+import io.partita.testkit.benchdnn.HarnessFile;
+
+/**
+ * The f32 attention files of benchdnn's complex_fusion corpus: one partition claimed by the graph
+ * compiler (as oneDNN's graph compiler makes one), outputs matching the reference backend.
+ */
+class CorpusAttentionTest {
+    static final CacheManager CACHES = StandaloneRuntime.newCacheManager();
+    static final CompilerBackend COMPILER = new CompilerBackend(CACHES);
+    static final GraphRuntime RUNTIME = StandaloneRuntime.of(CACHES, COMPILER);
+    static final Path GRAPHS = Paths.get("..", "testdata", "corpus", "benchdnn-graph");
+
+    @ParameterizedTest
+    @ValueSource(strings = {"MHA-bert_large-inf-fp32-bs1.json", "sdpa-plain-simplified-f32.json",
+        "sdpa-plain-implicit-causal-mask-fp32-bs1.json", "MHA-GPT-inf-fp32-bs1.json",
+        "MHA-stable_diffusion-inf-fp32-bs1.json", "GQA-f32.json", "GQA-f32-v2.json"})
+    void claimsTheWholeBlockAndMatchesTheReference(String file) {
+        String caseFile = "complex_fusion/mha/" + file;
+        Graph g = GraphJson.parse(GRAPHS.resolve(caseFile)).withEngineKind(io.partita.graph.EngineKind.CPU)
+                .toGraph(RUNTIME);
+        g.finalizeGraph();
+        List<Partition> parts = g.partitions(PartitionPolicy.FUSION);
+        List<Partition> compiled = parts.stream().filter(p -> p.backendId().equals(CompilerBackend.ID)).toList();
+        assertEquals(1, compiled.size(), parts.toString());
+        assertEquals(g.partitions(PartitionPolicy.FUSION).size(), 1,
+                "every op of the file is part of the attention block: " + parts);
+        CaseRunner runner = new CaseRunner(RUNTIME, GRAPHS, true, 0);
+        CaseRunner.LineResult r = runner.run(HarnessFile.parse(List.of("--reset --case=" + caseFile), "test").get(0));
+        assertTrue(r.passed(), r.toString());
+    }
+}
