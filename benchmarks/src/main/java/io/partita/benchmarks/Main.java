@@ -21,7 +21,9 @@ import io.partita.benchmarks.primitive.PrimitiveCreationBenchmark;
  * measured in the same run. {@code java -jar benchmarks.jar cache} runs the cache hit path with 1
  * and 2 threads; {@code java -jar benchmarks.jar anchors [...]} compares Partita with native oneDNN
  * and ONNX Runtime on matmul, conv and MLP cases (see {@link AnchorsCommand}); {@code primitive}
- * measures compiling a partition whose primitive the DNNL-style backend has cached; {@code probe NAME
+ * measures compiling a partition whose primitive the DNNL-style backend has cached; {@code dynamic} the graph
+ * compiler's dynamic-shape sweep and fused attention ({@link io.partita.benchmarks.dynamic.DynamicShapesBenchmark});
+ * {@code probe NAME
  * [args]} runs one of the DNNL-style kernel probes ({@link io.partita.benchmarks.probes}; they need
  * {@code --add-modules jdk.incubator.vector} on the java command line); other arguments are passed
  * to JMH.
@@ -36,6 +38,10 @@ public final class Main {
         }
         if (args.length > 1 && args[0].equals("probe")) {
             probe(args[1], java.util.Arrays.copyOfRange(args, 2, args.length));
+            return;
+        }
+        if (args.length > 0 && args[0].equals("dynamic")) {
+            io.partita.benchmarks.dynamic.DynamicShapesBenchmark.main(java.util.Arrays.copyOfRange(args, 1, args.length));
             return;
         }
         if (args.length > 0 && args[0].equals("primitive")) {

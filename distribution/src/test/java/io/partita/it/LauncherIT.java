@@ -129,6 +129,30 @@ public class LauncherIT {
         }
     }
 
+    /**
+     * The graph compiler ranks first and takes the attention block; ranked below dnnl through its
+     * PID, it is listed there and the same graph falls to per-op partitions.
+     */
+    @Test
+    public void theGraphCompilerTakesAttentionUnlessRankedBelowDnnl() throws Exception {
+        Run first = partita(null, "partitions", example("attention.json").toString());
+        assertEquals(first.out, 0, first.code);
+        assertTrue(first.out, first.out.contains("compiler   attention"));
+        Path cfg = ContainerSupport.home().resolve("conf").resolve("io.partita.backend.compiler.cfg");
+        Files.writeString(cfg, "service.ranking = 40\n");
+        try {
+            Run r = partita(null, "backends");
+            assertEquals(r.out, 0, r.code);
+            int dnnl = r.out.indexOf("\ndnnl ");
+            int compiler = r.out.indexOf("\ncompiler ");
+            assertTrue(r.out, dnnl >= 0 && compiler > dnnl);
+            Run parts = partita(null, "partitions", example("attention.json").toString());
+            assertTrue(parts.out, !parts.out.contains("attention ") && parts.out.contains("dnnl       softmax"));
+        } finally {
+            Files.deleteIfExists(cfg);
+        }
+    }
+
     @Test
     public void shellCommandsWork() throws Exception {
         Run r = partita("partita:backends\npartita:partitions " + example("attention.json") + "\n"

@@ -12,11 +12,17 @@ import java.util.stream.IntStream;
  */
 public final class Parallel implements AutoCloseable {
     private static final AtomicInteger POOLS = new AtomicInteger();
+    /** Runs every task on the calling thread (tensors of a confined arena, which only their owner may touch). */
+    public static final Parallel CALLER = new Parallel(1);
     private final ForkJoinPool pool;
     private final int threads;
 
     public Parallel(int threads) {
         this.threads = threads;
+        if (threads == 1) {
+            this.pool = null;
+            return;
+        }
         int n = POOLS.incrementAndGet();
         AtomicInteger workers = new AtomicInteger();
         this.pool = new ForkJoinPool(threads, p -> {
@@ -44,6 +50,8 @@ public final class Parallel implements AutoCloseable {
 
     @Override
     public void close() {
-        pool.shutdown();
+        if (pool != null && this != CALLER) {
+            pool.shutdown();
+        }
     }
 }

@@ -1,0 +1,126 @@
+package io.partita.backend.compiler.internal;
+
+import static io.partita.graph.LogicalTensor.DYNAMIC_DIM;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.foreign.Arena;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+
+import io.partita.graph.CompiledGraph;
+import io.partita.graph.CompiledPartition;
+import io.partita.graph.DataType;
+import io.partita.graph.Engine;
+import io.partita.graph.EngineKind;
+import io.partita.graph.Graph;
+import io.partita.graph.GraphRuntime;
+import io.partita.graph.LogicalTensor;
+import io.partita.graph.Op;
+import io.partita.graph.OpKind;
+import io.partita.graph.Partition;
+import io.partita.graph.PartitionPolicy;
+import io.partita.graph.PropertyType;
+import io.partita.graph.Stream;
+import io.partita.graph.Tensor;
+import io.partita.testkit.check.OutputComparison;
+import io.partita.testkit.check.RandomInputs;
+
+/**
+ * BERT-style attention with batch and sequence length dynamic: compiled once by the graph
+ * compiler, executed for many shapes (1, odd, not a multiple of the vector width, past one key
+ * block), each compared with the reference backend compiled for that shape; and the same
+ * compiled partition executed from several threads with different shapes at once.
+ */
+class DynamicAttentionTest {
+    private static final GraphRuntime RUNTIME = CorpusAttentionTest.RUNTIME;
+    private static final GraphRuntime REFERENCE = GraphRuntime.referenceOnly();
+    private static final long HEADS = 3;
+    private static final long HEAD = 16;
+
+    /** Q, K, V [B,H,S,D]; scores / 4 + mask [B,1,1,S]; SoftMax; x V; transpose to [B,S,H,D]. */
+    static void build(Graph g, long b, long s) {
+        g.add(Op.builder(0, OpKind.MatMul).inputs(f32(0, b, HEADS, s, HEAD), f32(1, b, HEADS, s, HEAD))
+                .attr("transpose_b", true).output(f32(10, b, HEADS, s, s)).build());
+        g.add(Op.builder(1, OpKind.Divide).inputs(f32(10, b, HEADS, s, s), f32(2).withProperty(PropertyType.CONSTANT))
+                .output(f32(11, b, HEADS, s, s)).build());
+        g.add(Op.builder(2, OpKind.Add).inputs(f32(11, b, HEADS, s, s), f32(3, b, 1, 1, s))
+                .output(f32(12, b, HEADS, s, s)).build());
+        g.add(Op.builder(3, OpKind.SoftMax).input(f32(12, b, HEADS, s, s)).attr("axis", -1L)
+                .output(f32(13, b, HEADS, s, s)).build());
+        g.add(Op.builder(4, OpKind.MatMul).inputs(f32(13, b, HEADS, s, s), f32(4, b, HEADS, s, HEAD))
+                .output(f32(14, b, HEADS, s, HEAD)).build());
+        g.add(Op.builder(5, OpKind.StaticTranspose).input(f32(14, b, HEADS, s, HEAD)).attr("order", 0L, 2L, 1L, 3L)
+                .output(f32(15, b, s, HEADS, HEAD)).build());
+    }
+
+    static LogicalTensor f32(long id, long... dims) {
+        return LogicalTensor.of(id, DataType.F32, dims);
+    }
+
+    static CompiledPartition compileDynamic() {
+        Graph g = RUNTIME.createGraph(EngineKind.CPU);
+        build(g, DYNAMIC_DIM, DYNAMIC_DIM);
+        g.finalizeGraph();
+        List<Partition> parts = g.partitions(PartitionPolicy.FUSION);
+        assertEquals(1, parts.size(), parts.toString());
+        assertEquals(CompilerBackend.ID, parts.get(0).backendId());
+        return parts.get(0).compile(Engine.cpu());
+    }
+
+    @Test
+    void compiledOnceRunsEveryShape() {
+        CompiledPartition cp = compileDynamic();
+        long[][] shapes = {{1, 1}, {1, 7}, {2, 9}, {1, 31}, {3, 64}, {1, 67}, {2, 130}, {1, 300}};
+        long seed = 1;
+        for (long[] shape : shapes) {
+            check(cp, shape[0], shape[1], seed++);
+        }
+    }
+
+    @Test
+    void oneCompiledPartitionFromManyThreadsWithDifferentShapes() throws Exception {
+        CompiledPartition cp = compileDynamic();
+        ExecutorService ex = Executors.newFixedThreadPool(6);
+        try {
+            List<Future<?>> fs = new ArrayList<>();
+            for (int t = 0; t < 24; t++) {
+                long b = 1 + t % 3;
+                long s = 5 + 11L * t;
+                long seed = 100 + t;
+                fs.add(ex.submit(() -> check(cp, b, s, seed)));
+            }
+            for (Future<?> f : fs) {
+                f.get(120, TimeUnit.SECONDS);
+            }
+        } finally {
+            ex.shutdownNow();
+        }
+    }
+
+    /** Executes the dynamic partition for one shape and compares with the reference compiled for it. */
+    private static void check(CompiledPartition cp, long b, long s, long seed) {
+        Graph r = REFERENCE.createGraph(EngineKind.CPU);
+        build(r, b, s);
+        r.finalizeGraph();
+        Engine e = Engine.cpu();
+        try (Arena arena = Arena.ofShared(); CompiledGraph rg = REFERENCE.compile(r, PartitionPolicy.DEBUG, e)) {
+            Map<Long, Tensor> in = RandomInputs.forGraph(REFERENCE, r, e, arena, seed);
+            Tensor expected = rg.execute(new Stream(e), in).get(15L);
+            List<Tensor> ins = cp.inputs().stream().map(t -> in.get(t.id())).toList();
+            List<LogicalTensor> outLts = cp.inferOutputs(ins.stream().map(Tensor::logicalTensor).toList());
+            assertEquals(List.of(b, s, HEADS, HEAD), java.util.Arrays.stream(outLts.get(0).dims()).boxed().toList());
+            Tensor actual = Tensor.allocate(outLts.get(0), e, arena);
+            cp.execute(new Stream(e), ins, List.of(actual));
+            OutputComparison.Result res = OutputComparison.compare(expected, actual);
+            assertTrue(res.matches(), "B=" + b + " S=" + s + ": " + res.describe());
+        }
+    }
+}
