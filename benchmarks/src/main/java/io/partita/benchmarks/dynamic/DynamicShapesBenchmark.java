@@ -39,7 +39,8 @@ import io.partita.testkit.check.RandomInputs;
  * per length (what a framework does without dynamic shapes). {@code ratio_compile} is per-shape
  * compile time over dynamic compile time, {@code ratio_total} the same for compile plus
  * {@code --iterations} executions per length.</li>
- * <li>(b) the same attention at fixed lengths fused by the graph compiler against one partition
+ * <li>(b) the same attention at fixed lengths, and a BERT-base-sized gated MLP (768 -> 3072 -> 768,
+ * SiLU gate, constant weights) at 1 and 128 rows, fused by the graph compiler against one partition
  * per op on the DNNL-style backend: {@code ratio_fused} = per-op time / fused time (medians).</li>
  * <li>(d) code generation: classes, bytes, milliseconds per generated class.</li>
  * </ul>
@@ -91,11 +92,16 @@ public final class DynamicShapesBenchmark {
         System.out.printf(Locale.ROOT, "dynamic_sweep compile_dynamic_ms=%.1f compile_per_shape_ms=%.1f total_dynamic_ms=%.1f"
                 + " total_per_shape_ms=%.1f ratio_compile=%.2f ratio_total=%.2f%n", dc, sc, dt, st, sc / dc, st / dt);
 
-        System.out.println("(b) fused attention (graph compiler) vs one partition per op (DNNL-style backend)");
+        System.out.println("(b) fused (graph compiler) vs one partition per op (DNNL-style backend)");
         for (long s : new long[] {128, 384}) {
             double f = medianExecution(fused, PartitionPolicy.FUSION, s, rounds * 5, "compiler");
             double u = medianExecution(perOp, PartitionPolicy.DEBUG, s, rounds * 5, "dnnl");
             System.out.printf(Locale.ROOT, "mha_s%d fused_ms=%.2f per_op_ms=%.2f ratio_fused=%.2f%n", s, f, u, u / f);
+        }
+        for (long m : new long[] {1, 128}) {
+            double f = medianMlp(fused, PartitionPolicy.FUSION, m, rounds * 5, "compiler");
+            double u = medianMlp(perOp, PartitionPolicy.DEBUG, m, rounds * 5, "dnnl");
+            System.out.printf(Locale.ROOT, "gated_mlp_m%d fused_ms=%.2f per_op_ms=%.2f ratio_fused=%.2f%n", m, f, u, u / f);
         }
         String d = compiler.description();
         System.out.println("(d) code generation: " + d);
@@ -168,10 +174,22 @@ public final class DynamicShapesBenchmark {
     }
 
     private static double medianExecution(GraphRuntime rt, PartitionPolicy policy, long s, int runs, String backend) {
-        Engine e = Engine.cpu();
         Graph g = rt.createGraph(EngineKind.CPU);
         build(g, 1, s, 900_000 + s * 100 + (policy == PartitionPolicy.DEBUG ? 50 : 0));
         g.finalizeGraph();
+        return median(rt, g, policy, runs, backend);
+    }
+
+    private static double medianMlp(GraphRuntime rt, PartitionPolicy policy, long m, int runs, String backend) {
+        Graph g = rt.createGraph(EngineKind.CPU);
+        buildMlp(g, m, 800_000 + m * 100 + (policy == PartitionPolicy.DEBUG ? 50 : 0));
+        g.finalizeGraph();
+        return median(rt, g, policy, runs, backend);
+    }
+
+    /** Median milliseconds of a graph's execution after five warm-up runs. */
+    private static double median(GraphRuntime rt, Graph g, PartitionPolicy policy, int runs, String backend) {
+        Engine e = Engine.cpu();
         if (g.partitions(policy).stream().noneMatch(p -> p.backendId().equals(backend))) {
             throw new IllegalStateException("expected partitions of backend " + backend + ", got " + g.partitions(policy));
         }
@@ -206,6 +224,27 @@ public final class DynamicShapesBenchmark {
                 .output(f32(base + 14, b, HEADS, s, HEAD)).build());
         g.add(Op.builder(base + 5, OpKind.StaticTranspose).input(f32(base + 14, b, HEADS, s, HEAD))
                 .attr("order", 0L, 2L, 1L, 3L).output(f32(base + 15, b, s, HEADS, HEAD)).build());
+    }
+
+    /** Gated MLP of BERT-base size: X [m,768], SiLU(X Wg) * (X Wu) then x Wd [3072,768], constant weights. */
+    static void buildMlp(Graph g, long m, long base) {
+        long k = 768;
+        long n = 3072;
+        g.add(Op.builder(base, OpKind.MatMul).inputs(f32(base, m, k), weight(base + 1, k, n))
+                .output(f32(base + 10, m, n)).build());
+        g.add(Op.builder(base + 1, OpKind.Sigmoid).input(f32(base + 10, m, n)).output(f32(base + 11, m, n)).build());
+        g.add(Op.builder(base + 2, OpKind.Multiply).inputs(f32(base + 10, m, n), f32(base + 11, m, n))
+                .output(f32(base + 12, m, n)).build());
+        g.add(Op.builder(base + 3, OpKind.MatMul).inputs(f32(base, m, k), weight(base + 2, k, n))
+                .output(f32(base + 13, m, n)).build());
+        g.add(Op.builder(base + 4, OpKind.Multiply).inputs(f32(base + 12, m, n), f32(base + 13, m, n))
+                .output(f32(base + 14, m, n)).build());
+        g.add(Op.builder(base + 5, OpKind.MatMul).inputs(f32(base + 14, m, n), weight(base + 3, n, k))
+                .output(f32(base + 15, m, k)).build());
+    }
+
+    private static LogicalTensor weight(long id, long... dims) {
+        return f32(id, dims).withProperty(PropertyType.CONSTANT);
     }
 
     private static LogicalTensor f32(long id, long... dims) {

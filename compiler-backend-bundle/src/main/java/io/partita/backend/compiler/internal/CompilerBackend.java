@@ -6,10 +6,13 @@ import java.util.Set;
 
 import io.partita.backend.compiler.internal.codegen.RowKernelGenerator;
 import io.partita.backend.compiler.internal.exec.AttentionProgram;
+import io.partita.backend.compiler.internal.exec.MlpProgram;
 import io.partita.backend.compiler.internal.exec.Parallel;
 import io.partita.backend.compiler.internal.fusion.AttentionShape;
+import io.partita.backend.compiler.internal.fusion.MlpShape;
 import io.partita.backend.compiler.internal.fusion.OpIndex;
 import io.partita.cache.CacheManager;
+import io.partita.cache.Device;
 import io.partita.graph.EngineKind;
 import io.partita.graph.Op;
 import io.partita.graph.OpKind;
@@ -23,8 +26,10 @@ import io.partita.spi.Kernel;
 
 /**
  * The graph-compiler backend: claims whole attention blocks (MatMul, scale, mask, SoftMax,
- * MatMul and the views around them), static or with dynamic dims, and compiles each once into a
- * flash-attention loop whose score computation is a generated class. Ranked above the
+ * MatMul and the views around them) and gated MLPs (two up projections, their elementwise
+ * combination, the down projection), static or with dynamic dims (and single-projection MLPs
+ * with dynamic rows), and compiles each once into fused loops whose elementwise parts are
+ * generated classes. Ranked above the
  * DNNL-style backend so its larger partitions win; what it does not claim goes to the others.
  */
 public final class CompilerBackend implements Backend {
@@ -32,16 +37,18 @@ public final class CompilerBackend implements Backend {
     /** Above the DNNL-style backend (100): a fused attention block beats its per-op partitions. */
     public static final int DEFAULT_RANK = 150;
     static final String ATTENTION = "attention";
+    static final String GATED_MLP = "gated_mlp";
+    static final String MLP = "mlp";
     private static final int MAX_THREADS = 1024;
 
     private final RowKernelGenerator generator = new RowKernelGenerator();
+    /** Packed MLP weights live in the unified constant cache under this backend's id. */
+    private final CacheManager caches;
     private volatile Parallel pool;
     private volatile int threads = Math.max(1, Runtime.getRuntime().availableProcessors());
 
     public CompilerBackend(CacheManager caches) {
-        // Constant tensors are not transformed by this increment's kernels (attention reads its
-        // inputs in place); the cache manager is where packed weights of later fusions will go.
-        java.util.Objects.requireNonNull(caches, "caches");
+        this.caches = java.util.Objects.requireNonNull(caches, "caches");
     }
 
     @Override
@@ -96,17 +103,44 @@ public final class CompilerBackend implements Backend {
             taken.addAll(ids);
             claims.add(new Claim(ids, ATTENTION));
         }
+        for (Op op : ops) {
+            if (op.kind() != OpKind.MatMul || taken.contains(op.id())) {
+                continue;
+            }
+            MlpShape m = MlpShape.ending(op, index, o -> !graph.isClaimed(o.id()) && !taken.contains(o.id()),
+                    graph::isGraphOutput, false);
+            // A single projection with an epilogue is the DNNL-style backend's pattern when static.
+            if (m == null || !m.gated() && !m.up().get(0).input(0).hasDynamicDim()) {
+                continue;
+            }
+            Set<Long> ids = new java.util.LinkedHashSet<>();
+            for (Op x : m.ops()) {
+                ids.add(x.id());
+            }
+            taken.addAll(ids);
+            claims.add(new Claim(ids, m.gated() ? GATED_MLP : MLP));
+        }
         return claims;
     }
 
     @Override
     public Kernel compile(CompileRequest request) {
-        if (!ATTENTION.equals(request.pattern())) {
-            throw new UnsupportedFeatureException("compiler backend: no pattern '" + request.pattern() + "'");
-        }
         OpIndex index = new OpIndex(request.ops());
         Set<Long> outputs = new java.util.HashSet<>();
         request.outputs().forEach(t -> outputs.add(t.id()));
+        if (GATED_MLP.equals(request.pattern()) || MLP.equals(request.pattern())) {
+            Op last = request.ops().get(request.ops().size() - 1);
+            MlpShape m = MlpShape.ending(last, index, o -> true, outputs::contains, false);
+            if (m == null || m.ops().size() != request.ops().size()) {
+                throw new UnsupportedFeatureException("partition " + request.partitionId()
+                        + " is not an MLP the compiler backend fuses");
+            }
+            return new CompilerKernel(this, new MlpProgram(ID, request, m, generator, caches.constantTensorCache(
+                    Device.of(request.engine().kind().spelling(), request.engine().index()))));
+        }
+        if (!ATTENTION.equals(request.pattern())) {
+            throw new UnsupportedFeatureException("compiler backend: no pattern '" + request.pattern() + "'");
+        }
         AttentionShape shape = null;
         for (Op op : request.ops()) {
             if (op.kind() == OpKind.SoftMax) {

@@ -24,6 +24,11 @@ final class CompilerKernel implements Kernel {
         program.execute(inputs, outputs, sharedAcrossThreads(inputs, outputs) ? backend.pool() : Parallel.CALLER);
     }
 
+    @Override
+    public void close() {
+        program.close();
+    }
+
     /** Tensors in a confined arena can only be touched by their owner: then the caller runs alone. */
     private static boolean sharedAcrossThreads(List<Tensor> in, List<Tensor> out) {
         for (Tensor t : in) {

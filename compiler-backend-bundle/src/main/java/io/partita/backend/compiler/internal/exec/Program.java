@@ -9,4 +9,8 @@ public interface Program {
 
     /** Inputs and outputs in the partition's port order, already checked by the runtime. */
     void execute(List<Tensor> in, List<Tensor> out, Parallel pool);
+
+    /** Releases what the program put into shared caches. */
+    default void close() {
+    }
 }
