@@ -22,6 +22,15 @@ import io.partita.backend.compiler.internal.expr.Fn;
 class RowKernelGeneratorTest {
     private static final int VL = VectorMath.S.length();
 
+    /** The second test run (-XX:MaxVectorSize=16) really runs 4-lane vectors. */
+    @Test
+    void runsAtTheExpectedVectorWidth() {
+        String expected = System.getProperty("compiler.expectedVectorBits");
+        if (expected != null) {
+            assertEquals(Integer.parseInt(expected), VectorMath.S.vectorBitSize());
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(Fn.class)
     void everyFunctionHasItsVectorMathMethod(Fn fn) {
