@@ -48,4 +48,16 @@ class CorpusAttentionTest {
         CaseRunner.LineResult r = runner.run(HarnessFile.parse(List.of("--reset --case=" + caseFile), "test").get(0));
         assertTrue(r.passed(), r.toString());
     }
+
+    /** Training forward: the SoftMax's stats (max + log(sum) per row) are a second output of the fused loop. */
+    @ParameterizedTest
+    @ValueSource(strings = {
+        "--reset --dt=0:f32+1:f32+4:f32+7:f32+10:f32+13:f32+14:f32 --case=complex_fusion/mha/sdpa-plain-training-forward-bf16-f32.json",
+        "--reset --dt=0:f32+1:f32+4:f32+10:f32+13:f32+14:f32 --case=complex_fusion/mha/gqa-plain-training-forward-bf16-f32.json"})
+    void trainingForwardWritesTheSoftmaxStats(String line) {
+        CaseRunner runner = new CaseRunner(RUNTIME, GRAPHS, true, 0);
+        CaseRunner.LineResult r = runner.run(HarnessFile.parse(List.of(line), "test").get(0));
+        assertTrue(r.passed(), r.toString());
+        assertTrue(r.variants().stream().allMatch(v -> v.partitions() == 1), r.toString());
+    }
 }

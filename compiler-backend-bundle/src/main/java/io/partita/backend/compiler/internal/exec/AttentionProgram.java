@@ -42,6 +42,9 @@ public final class AttentionProgram implements Program {
     private final Map<Long, List<Op>> viewChains = new HashMap<>();
     private final Map<Long, Integer> inputPort = new HashMap<>();
     private final boolean infAsZero;
+    /** Partition output port of the attention output and of the SoftMax stats (-1: none). */
+    private final int outPort;
+    private final int statsPort;
     private final ConcurrentHashMap<ShapeKey, FlashAttention.Geometry> geometries = new ConcurrentHashMap<>();
 
     /** A score leaf read from a partition input (through views). */
@@ -54,10 +57,17 @@ public final class AttentionProgram implements Program {
     public AttentionProgram(CompileRequest request, AttentionShape shape, RowKernelGenerator generator) {
         this.request = request;
         this.shape = shape;
-        if (request.outputs().size() != 1) {
-            throw new UnsupportedFeatureException("partition " + request.partitionId() + ": fused attention writes one"
-                    + " output, the partition has " + request.outputs().size());
+        Op softmax = shape.softmax();
+        boolean withStats = softmax.outputs().size() > 1;
+        if (request.outputs().size() != (withStats ? 2 : 1)) {
+            throw new UnsupportedFeatureException("partition " + request.partitionId() + ": fused attention writes the"
+                    + " attention output" + (withStats ? " and the SoftMax stats" : "") + ", the partition has "
+                    + request.outputs().size() + " outputs");
         }
+        long finalId = shape.suffix().isEmpty() ? shape.pv().output(0).id()
+                : shape.suffix().getLast().output(0).id();
+        outPort = outputPort(finalId);
+        statsPort = withStats ? outputPort(softmax.output(1).id()) : -1;
         for (int i = 0; i < request.inputs().size(); i++) {
             inputPort.put(request.inputs().get(i).id(), i);
         }
@@ -101,6 +111,16 @@ public final class AttentionProgram implements Program {
         if (kb == 0) {
             throw new UnsupportedFeatureException("attention over zero keys");
         }
+    }
+
+    private int outputPort(long id) {
+        for (int i = 0; i < request.outputs().size(); i++) {
+            if (request.outputs().get(i).id() == id) {
+                return i;
+            }
+        }
+        throw new UnsupportedFeatureException("partition " + request.partitionId() + ": tensor " + id
+                + " is not a partition output");
     }
 
     private static boolean isSingleElement(LogicalTensor t) {
@@ -147,7 +167,8 @@ public final class AttentionProgram implements Program {
             sc[i] = o.bool() ? (m.get(ValueLayout.JAVA_BYTE, 0) != 0 ? 1f : 0f) : m.getAtIndex(ValueLayout.JAVA_FLOAT, 0);
         }
         FlashAttention.run(g, new FlashAttention.Buffers(in.get(qPort).data(), in.get(kPort).data(),
-                in.get(vPort).data(), out.get(0).data(), ops, sc), scores, identityScores, pool);
+                in.get(vPort).data(), out.get(outPort).data(), statsPort < 0 ? null : out.get(statsPort).data(), ops,
+                sc), scores, identityScores, pool);
     }
 
     private FlashAttention.Geometry geometry(List<Tensor> in, List<Tensor> out) {
@@ -199,7 +220,15 @@ public final class AttentionProgram implements Program {
         FlashAttention.Access q = access(shape.qk().input(0).id(), qDims, in, all, batch, false);
         FlashAttention.Access k = access(shape.qk().input(1).id(), kDims, in, all, batch, !tb);
         FlashAttention.Access v = access(shape.pv().input(1).id(), vDims, in, all, batch, vt);
-        FlashAttention.Access o = outputAccess(out.get(0).logicalTensor(), all, batch);
+        FlashAttention.Access o = outputAccess(out.get(outPort).logicalTensor(), all, batch);
+        FlashAttention.Access stats = null;
+        if (statsPort >= 0) {
+            LogicalTensor st = out.get(statsPort).logicalTensor();
+            long[] sd = st.strides();
+            long[] bs = Strides.broadcast(java.util.Arrays.copyOf(st.dims(), r - 2), java.util.Arrays.copyOf(sd, r - 2),
+                    batch);
+            stats = new FlashAttention.Access(bs, sd[r - 2], 0, false);
+        }
         FlashAttention.Access[] ops = new FlashAttention.Access[operands.size()];
         for (int i = 0; i < ops.length; i++) {
             Operand op = operands.get(i);
@@ -212,7 +241,7 @@ public final class AttentionProgram implements Program {
         int sk = toInt(sDims[r - 1], "key length");
         int d = toInt(qDims[qDims.length - 1], "head size");
         int dv = toInt(oDims[r - 1], "value head size");
-        return new FlashAttention.Geometry(batch, sq, sk, d, dv, q, k, v, o, ops, infAsZero);
+        return new FlashAttention.Geometry(batch, sq, sk, d, dv, q, k, v, o, stats, ops, infAsZero);
     }
 
     private int toInt(long v, String what) {

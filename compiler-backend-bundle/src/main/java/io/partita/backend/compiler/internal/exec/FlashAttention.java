@@ -36,7 +36,7 @@ public final class FlashAttention {
      * dims; 0 where an input is broadcast).
      */
     public record Geometry(long[] batch, int sq, int sk, int d, int dv, Access q, Access k, Access v, Access o,
-            Access[] operands, boolean infAsZero) {
+            Access stats, Access[] operands, boolean infAsZero) {
         long batchCount() {
             long n = 1;
             for (long b : batch) {
@@ -54,9 +54,12 @@ public final class FlashAttention {
     public record Access(long[] batchStrides, long row, long col, boolean bool) {
     }
 
-    /** Data of one execution; {@code operands[i]} for score leaf {@code i + 1}. */
-    public record Buffers(MemorySegment q, MemorySegment k, MemorySegment v, MemorySegment o, MemorySegment[] operands,
-            float[] scalars) {
+    /**
+     * Data of one execution; {@code operands[i]} for score leaf {@code i + 1}; {@code stats} the
+     * SoftMax's second output (max + log(sum) per row, for training) or null.
+     */
+    public record Buffers(MemorySegment q, MemorySegment k, MemorySegment v, MemorySegment o, MemorySegment stats,
+            MemorySegment[] operands, float[] scalars) {
     }
 
     public static void run(Geometry g, Buffers b, RowKernel scores, boolean identityScores, Parallel pool) {
@@ -81,6 +84,7 @@ public final class FlashAttention {
         long bk = Strides.offset(batch, g.batch(), g.k().batchStrides(), g.batch().length);
         long bv = Strides.offset(batch, g.batch(), g.v().batchStrides(), g.batch().length);
         long bo = Strides.offset(batch, g.batch(), g.o().batchStrides(), g.batch().length);
+        long bs = g.stats() == null ? 0 : Strides.offset(batch, g.batch(), g.stats().batchStrides(), g.batch().length);
         packKeys(b.k(), bk, g.k(), sk, skP, d, s.kt);
         packValues(b.v(), bv, g.v(), sk, dv, dvP, s.vp);
         long[] opBase = new long[g.operands().length];
@@ -111,6 +115,15 @@ public final class FlashAttention {
                 accumulateValues(s, rows, jb, valid, dvP);
             }
             writeRows(b.o(), bo, g.o(), g.infAsZero(), i0, rows, dv, dvP, s);
+            if (b.stats() != null) {
+                for (int r = 0; r < rows; r++) {
+                    float m = s.m[r];
+                    // -inf for a fully masked row with inf_as_zero; NaN (as exp(-inf - -inf)) otherwise
+                    float st = m == Float.NEGATIVE_INFINITY ? (g.infAsZero() ? m : Float.NaN)
+                            : m + (float) Math.log(s.l[r]);
+                    b.stats().setAtIndex(ValueLayout.JAVA_FLOAT, bs + (long) (i0 + r) * g.stats().row(), st);
+                }
+            }
         }
     }
 
