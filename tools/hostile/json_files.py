@@ -38,6 +38,8 @@ add("dim2p62.json", [2**62, 4])
 add("stride2p62.json", [2, 3], [2**62, 1])
 add("negstride.json", [2, 3], [-3, 1])
 add("negdim.json", [-5, 3], [3, 1])
+DYN = -2**63 + 1  # DYNAMIC_DIM
+add("dynstride.json", [DYN, 3, 5], [DYN, 999, 1])
 first_in = lambda m: m["graph"][0]["inputs"][0]
 mutated("ports999.json", lambda m: m.update(input_ports=[999]))
 mutated("baddtype.json", lambda m: first_in(m).update(dtype="f33"))

@@ -29,8 +29,10 @@ public interface Partition {
 
     /**
      * Compiles for concrete (or {@link LogicalTensor#DYNAMIC_DIM dynamic}) input shapes. Dims
-     * known while the graph was built must match; outputs may leave dims unknown to have them
-     * inferred.
+     * known while the graph was built must match; a dim is dynamic at compilation exactly when it
+     * was {@code DYNAMIC_DIM} at graph build (an {@link LogicalTensor#UNKNOWN_DIM unknown} one must
+     * get its value); explicit strides of an input with dynamic dims must be dense or all
+     * {@code DYNAMIC_DIM}. Outputs may leave dims unknown to have them inferred.
      *
      * @throws InvalidArgumentException naming the tensor and the expected form
      */

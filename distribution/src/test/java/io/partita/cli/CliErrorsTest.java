@@ -114,6 +114,57 @@ class CliErrorsTest {
         badInput("--engine", "run", mlp.toString(), "--engine", "tpu");
     }
 
+    /** The MHA example's four inputs for batch b and sequence length s, the mask's length m. */
+    static String mha(int b, int s, int m) {
+        String qkv = b + "x12x" + s + "x64";
+        return "--in-shapes=0:" + qkv + "+1:" + qkv + "+2:" + qkv + "+4:" + b + "x1x1x" + m;
+    }
+
+    @Test
+    void dynamicGraphsAndInShapes() throws Exception {
+        Path root = Paths.get("..").toAbsolutePath().normalize();
+        String mha = root.resolve("examples/mha_dynamic.json").toString();
+        String mlp2 = root.resolve("examples/gated_mlp_dynamic.json").toString();
+        badInput("graph input 0 f32[dyn,12,dyn,64] has dynamic dims, as do inputs 1, 2, 4; give their shapes with"
+                + " --in-shapes=0:?x12x?x64+1:?x12x?x64+2:?x12x?x64+4:?x1x1x? (? = a positive size)", "run", mha);
+        badInput("--in-shapes=99:2x768: tensor 99 is not in the graph; its inputs are [0, 1, 2, 3]", "run", mlp2,
+                "--in-shapes=99:2x768");
+        badInput("--in-shapes=4:2x3072: tensor 4 is computed by the graph, not one of its inputs", "run", mlp2,
+                "--in-shapes=4:2x3072");
+        badInput("--in-shapes=0:2x768x1: input 0 is f32[dyn,768] in the graph, rank 2, but 3 dims (2x768x1) are given",
+                "run", mlp2, "--in-shapes=0:2x768x1");
+        badInput("--in-shapes=0:2x512: dim 1 of input 0 is 512 but the graph declares it static, f32[dyn,768]", "run",
+                mlp2, "--in-shapes=0:2x512");
+        badInput("--in-shapes=0:0x768: dim 0 of tensor 0 is 0; expected a positive size", "run", mlp2,
+                "--in-shapes=0:0x768");
+        badInput("--in-shapes=0:-2x768: dim 0 of tensor 0 is -2; expected a positive size", "run", mlp2,
+                "--in-shapes=0:-2x768");
+        badInput("--in-shapes=banana: 'banana' is not ID:SHAPE; expected ID:AxBxC", "run", mlp2, "--in-shapes=banana");
+        badInput("'2xbx768' in '0:2xbx768' is not a shape", "run", mlp2, "--in-shapes=0:2xbx768");
+        badInput("'a' in 'a:2x768' is not a tensor id", "run", mlp2, "--in-shapes=a:2x768");
+        badInput("'0:2x768*ba' gives a layout (*TAG or *STRIDES)", "run", mlp2, "--in-shapes=0:2x768*ba");
+        badInput("--in-shapes=0:2x768+0:3x768: tensor 0 is given twice", "run", mlp2, "--in-shapes=0:2x768+0:3x768");
+        badInput("input 4 f32[dyn,1,1,dyn] has dynamic dims but is not given; add +4:?x1x1x?", "run", mha,
+                "--in-shapes=0:1x12x8x64+1:1x12x8x64+2:1x12x8x64");
+        // every set is checked before anything runs, also the second
+        badInput("dim 1 of input 0 is 10", "run", mlp2, "--in-shapes=0:2x768", "--in-shapes=0:2x10");
+        // dynamic dims that must agree across inputs (the mask's length and the sequence length)
+        badInput(mha(1, 8, 9) + ": these shapes do not fit " + mha + ": op 2 (Add \"mask_add\"): inputs 0 [1,12,8,8]"
+                + " and 1 [1,1,1,9] cannot be broadcast", "run", mha, mha(1, 8, 9));
+        badInput("tensor 0 f32[4611686018427387904,768] has more than 2^63-1 elements", "run", mlp2,
+                "--in-shapes=0:4611686018427387904x768");
+        badInput("graph input tensor 0 f32[99999999999,768] needs 279.4 TiB; the memory limit is", "run", mlp2,
+                "--in-shapes=0:99999999999x768");
+        badInput("--in-shapes=0:2x768x1: input 0 is f32[dyn,768] in the graph", "partitions", mlp2,
+                "--in-shapes=0:2x768x1");
+        badInput("--in-shapes=nope: 'nope' is not ID:SHAPE", "partitions", mlp2, "--in-shapes=nope");
+        // a dynamic input's strides must be dense or all DYNAMIC_DIM: the compile error names them
+        String dyn = "-9223372036854775807";
+        badInput("compile input tensor 0 [dyn,3,5] has explicit strides [dyn,999,1]", "run",
+                write("dynstride.json", add("[" + dyn + ", 3, 5]", "[" + dyn + ", 999, 1]")).toString(),
+                "--in-shapes=0:2x3x5+1:2x3x5");
+    }
+
     @Test
     void symbolicDimValues() throws Exception {
         badInput("--dim N=-3: expected a positive size", "run", mlp.toString(), "--dim", "N=-3");

@@ -69,9 +69,11 @@ final class PortChecks {
     }
 
     /**
-     * A compile-time input against its graph-build description: same data type and rank; a dim
-     * known at build keeps its value; a dim dynamic at build stays dynamic; unknown dims must now be
-     * known or dynamic. Layout any/undef resolves to dense strided.
+     * A compile-time input against its graph-build description (seed 004 §3.3): same data type and
+     * rank; a dim known at build keeps its value; a dim dynamic at build stays dynamic; a dim
+     * unknown at build must now be known, not dynamic: only what the graph marked dynamic may be
+     * (backends decided what to claim from the graph's marks). Layout any/undef resolves to dense
+     * strided; explicit strides of a tensor with dynamic dims must be all DYNAMIC_DIM or dense.
      */
     static LogicalTensor compileInput(LogicalTensor built, LogicalTensor given) {
         String who = "compile input tensor " + given.id();
@@ -98,6 +100,12 @@ final class PortChecks {
                 throw new InvalidArgumentException(who + " " + dimsToString(g) + ": dim " + i
                         + " was built as DYNAMIC_DIM " + dimsToString(b) + " and must stay dynamic at compilation");
             }
+            if (bi == UNKNOWN_DIM && g[i] == DYNAMIC_DIM) {
+                throw new InvalidArgumentException(who + " " + dimsToString(g) + ": dim " + i
+                        + " was unknown at graph build " + dimsToString(b)
+                        + " and cannot become DYNAMIC_DIM at compilation; give its value, or build the graph with"
+                        + " DYNAMIC_DIM there");
+            }
             if (bi >= 0 && g[i] == DYNAMIC_DIM) {
                 throw new InvalidArgumentException(who + " " + dimsToString(g) + ": dim " + i + " was built as " + bi
                         + " " + dimsToString(b) + "; a dim known at graph build cannot become dynamic");
@@ -111,9 +119,18 @@ final class PortChecks {
         if (given.layoutType() == LayoutType.ANY || given.layoutType() == LayoutType.UNDEF) {
             r = given.withLayout(LayoutType.STRIDED);
         }
-        if (r.hasDynamicDim() && r.layoutType() == LayoutType.STRIDED && !denseOrUnknownStrides(r)) {
-            throw new InvalidArgumentException(who + " has dynamic dims and explicit strides " + dimsToString(r.strides())
-                    + "; tensors with dynamic dims must be dense");
+        if (r.hasDynamicDim() && r.layoutType() == LayoutType.STRIDED) {
+            long[] dense = LogicalTensor.denseStrides(g);
+            // all DYNAMIC_DIM is the seed's spelling of "dense, whatever the dims turn out to be"
+            int bad = allDynamic(r.strides()) ? -1 : firstNonDense(g, r.strides(), dense);
+            if (bad >= 0) {
+                throw new InvalidArgumentException(who + " " + dimsToString(g) + " has explicit strides "
+                        + dimsToString(r.strides()) + ": the stride of dim " + bad + " is "
+                        + dimToString(r.strides()[bad]) + " where dense is " + dimToString(dense[bad])
+                        + "; a tensor with dynamic dims must be dense: expected strides " + dimsToString(dense)
+                        + " or all DYNAMIC_DIM");
+            }
+            r = r.withStrides(dense);
         }
         if (built.property() != given.property() && given.property() == io.partita.graph.PropertyType.UNDEF) {
             r = r.withProperty(built.property());
@@ -121,13 +138,38 @@ final class PortChecks {
         return r;
     }
 
-    private static boolean denseOrUnknownStrides(LogicalTensor t) {
-        for (long s : t.strides()) {
-            if (s == DYNAMIC_DIM || s == UNKNOWN_DIM) {
-                return true;
+    /**
+     * Explicit strides of a tensor with dynamic dims against its dense strides: equal where the
+     * dense stride is known (dims of size 0 or 1 aside, where any stride addresses the same
+     * elements), a placeholder (either spelling) where it depends on a dynamic dim.
+     *
+     * @return the first dim whose stride is not dense, or -1
+     */
+    private static int firstNonDense(long[] dims, long[] strides, long[] dense) {
+        for (int i = 0; i < dims.length; i++) {
+            if (dims[i] == 0 || dims[i] == 1) {
+                continue;
+            }
+            boolean ok = dense[i] < 0 ? strides[i] == DYNAMIC_DIM || strides[i] == UNKNOWN_DIM : strides[i] == dense[i];
+            if (!ok) {
+                return i;
             }
         }
-        return java.util.Arrays.equals(t.strides(), LogicalTensor.denseStrides(t.dims()));
+        return -1;
+    }
+
+    private static String dimToString(long d) {
+        String s = dimsToString(new long[] {d});
+        return s.substring(1, s.length() - 1);
+    }
+
+    private static boolean allDynamic(long[] strides) {
+        for (long s : strides) {
+            if (s != DYNAMIC_DIM) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**

@@ -114,6 +114,117 @@ class DynamicShapeTest {
                 e.getMessage());
     }
 
+    /** Seed 004 §3.3: INT64_MIN at build is "known by compilation", so it cannot turn dynamic there. */
+    @Test
+    void unknownAtBuildButDynamicAtCompileIsAnError() {
+        Graph g = GraphRuntime.referenceOnly().createGraph(EngineKind.CPU);
+        g.add(Op.builder(0, OpKind.ReLU).input(f32(0, UNKNOWN_DIM, 4)).output(f32(1, UNKNOWN_DIM, 4)).build());
+        g.finalizeGraph();
+        Partition p = g.partitions(PartitionPolicy.FUSION).get(0);
+        InvalidArgumentException e = assertThrows(InvalidArgumentException.class,
+                () -> p.compile(List.of(f32(0, DYNAMIC_DIM, 4)), List.of(), cpu));
+        assertTrue(e.getMessage().contains("compile input tensor 0 [dyn,4]: dim 0 was unknown at graph build [?,4]"
+                + " and cannot become DYNAMIC_DIM at compilation"), e.getMessage());
+        // the same dim given a value compiles
+        assertArrayEquals(new long[] {3, 4}, p.compile(List.of(f32(0, 3, 4)), List.of(), cpu).outputs().get(0).dims());
+    }
+
+    @Test
+    void unknownRankAtBuildButDynamicAtCompileIsAnError() {
+        Graph g = GraphRuntime.referenceOnly().createGraph(EngineKind.CPU);
+        g.add(Op.builder(0, OpKind.ReLU).input(LogicalTensor.unknownRank(0, io.partita.graph.DataType.F32))
+                .output(LogicalTensor.unknownRank(1, io.partita.graph.DataType.F32)).build());
+        g.finalizeGraph();
+        Partition p = g.partitions(PartitionPolicy.FUSION).get(0);
+        InvalidArgumentException e = assertThrows(InvalidArgumentException.class,
+                () -> p.compile(List.of(f32(0, 2, DYNAMIC_DIM)), List.of(), cpu));
+        assertTrue(e.getMessage().contains("dim 1 was unknown at graph build [?rank]"), e.getMessage());
+    }
+
+    private Partition dynamicReluPartition() {
+        Graph g = GraphRuntime.referenceOnly().createGraph(EngineKind.CPU);
+        g.add(Op.builder(0, OpKind.ReLU).input(f32(0, DYNAMIC_DIM, 3, 5)).output(f32(1, DYNAMIC_DIM, 3, 5)).build());
+        g.finalizeGraph();
+        return g.partitions(PartitionPolicy.FUSION).get(0);
+    }
+
+    private static LogicalTensor strided(long[] dims, long... strides) {
+        return LogicalTensor.of(0, io.partita.graph.DataType.F32, dims, io.partita.graph.LayoutType.STRIDED, strides,
+                io.partita.graph.PropertyType.UNDEF);
+    }
+
+    /** A dynamic stride used to let any other stride through: {@code [dyn,999,1]} compiled. */
+    @Test
+    void dynamicTensorWithNonDenseExplicitStridesIsAnError() {
+        Partition p = dynamicReluPartition();
+        long[] dims = {DYNAMIC_DIM, 3, 5};
+        InvalidArgumentException e = assertThrows(InvalidArgumentException.class,
+                () -> p.compile(List.of(strided(dims, DYNAMIC_DIM, 999, 1)), List.of(), cpu));
+        assertEquals("compile input tensor 0 [dyn,3,5] has explicit strides [dyn,999,1]: the stride of dim 0 is dyn"
+                + " where dense is 15; a tensor with dynamic dims must be dense: expected strides [15,5,1] or all"
+                + " DYNAMIC_DIM", e.getMessage());
+        InvalidArgumentException e1 = assertThrows(InvalidArgumentException.class,
+                () -> p.compile(List.of(strided(dims, 15, 999, 1)), List.of(), cpu));
+        assertTrue(e1.getMessage().contains("the stride of dim 1 is 999 where dense is 5"), e1.getMessage());
+        // placeholders only where the dense stride depends on a dynamic dim
+        InvalidArgumentException e2 = assertThrows(InvalidArgumentException.class,
+                () -> p.compile(List.of(strided(dims, 15, DYNAMIC_DIM, 1)), List.of(), cpu));
+        assertTrue(e2.getMessage().contains("the stride of dim 1 is dyn where dense is 5"), e2.getMessage());
+        // column-major strides of a dynamic tensor
+        long[] inner = {3, DYNAMIC_DIM};
+        Graph g = GraphRuntime.referenceOnly().createGraph(EngineKind.CPU);
+        g.add(Op.builder(0, OpKind.ReLU).input(f32(0, inner)).output(f32(1, inner)).build());
+        g.finalizeGraph();
+        Partition q = g.partitions(PartitionPolicy.FUSION).get(0);
+        InvalidArgumentException e3 = assertThrows(InvalidArgumentException.class,
+                () -> q.compile(List.of(strided(inner, 1, 3)), List.of(), cpu));
+        assertTrue(e3.getMessage().contains("compile input tensor 0 [3,dyn] has explicit strides [1,3]: the stride of"
+                + " dim 0 is 1 where dense is dyn"), e3.getMessage());
+    }
+
+    @Test
+    void dynamicTensorWithAllDynamicOrDenseStridesCompilesAndRuns() {
+        long[] dims = {DYNAMIC_DIM, 3, 5};
+        long[] unitLast = {DYNAMIC_DIM, 3, 1};
+        // dims, explicit strides: all DYNAMIC_DIM; dense; dense with a placeholder where it depends on
+        // the dynamic dim; a unit dim's stride addresses nothing else, so any value there is dense
+        long[][][] cases = {
+            {dims, {DYNAMIC_DIM, DYNAMIC_DIM, DYNAMIC_DIM}},
+            {dims, {15, 5, 1}},
+            {{3, DYNAMIC_DIM}, {DYNAMIC_DIM, 1}},
+            {unitLast, {3, 1, 7}},
+        };
+        for (long[][] c : cases) {
+            long[] d = c[0];
+            Graph g = GraphRuntime.referenceOnly().createGraph(EngineKind.CPU);
+            g.add(Op.builder(0, OpKind.ReLU).input(f32(0, d)).output(f32(1, d)).build());
+            g.finalizeGraph();
+            CompiledPartition cp = g.partitions(PartitionPolicy.FUSION).get(0)
+                    .compile(List.of(strided(d, c[1])), List.of(), cpu);
+            assertArrayEquals(LogicalTensor.denseStrides(d), cp.inputs().get(0).strides(),
+                    "compiled strides for " + LogicalTensor.dimsToString(c[1]));
+            long[] concrete = d.clone();
+            for (int i = 0; i < concrete.length; i++) {
+                concrete[i] = concrete[i] == DYNAMIC_DIM ? 2 : concrete[i];
+            }
+            try (Arena arena = Arena.ofConfined()) {
+                Tensor a = Tensor.allocate(f32(0, concrete), cpu, arena);
+                float[] av = new float[(int) a.logicalTensor().elementCount()];
+                for (int i = 0; i < av.length; i++) {
+                    av[i] = i % 2 == 0 ? i : -i;
+                }
+                a.copyFrom(av);
+                Tensor out = Tensor.allocate(cp.inferOutputs(List.of(a.logicalTensor())).get(0), cpu, arena);
+                cp.execute(new Stream(cpu), List.of(a), List.of(out));
+                float[] expected = new float[av.length];
+                for (int i = 0; i < av.length; i++) {
+                    expected[i] = Math.max(av[i], 0);
+                }
+                assertArrayEquals(expected, out.toFloatArray());
+            }
+        }
+    }
+
     @Test
     void executionShapesFollowTheSeedsConsistencyTable() {
         Graph g = GraphRuntime.referenceOnly().createGraph(EngineKind.CPU);

@@ -11,6 +11,7 @@ import io.partita.cache.CacheManager;
 import io.partita.graph.CompiledGraph;
 import io.partita.graph.Engine;
 import io.partita.graph.EngineKind;
+import io.partita.graph.Graph;
 import io.partita.graph.GraphRuntime;
 import io.partita.graph.InvalidArgumentException;
 import io.partita.graph.LogicalTensor;
@@ -27,7 +28,8 @@ import picocli.CommandLine.Parameters;
 /**
  * Loads a graph, partitions and compiles it, runs it with seeded random inputs and reports the
  * first-iteration latency and the steady-state median and p99; {@code --check} compares every
- * output with the reference backend.
+ * output with the reference backend. A graph with dynamic dims is compiled once and run for each
+ * {@code --in-shapes} set, with the latencies and the check per set.
  */
 @Command(name = "run", description = "Runs a graph and reports partitions and latencies.")
 public final class RunCommand implements Callable<Integer> {
@@ -61,7 +63,15 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "--seed", defaultValue = "42", description = "seed of the random inputs (default: ${DEFAULT-VALUE})")
     long seed;
 
+    @Option(names = "--in-shapes", paramLabel = "ID:AxBxC[+ID:AxBxC...]",
+            description = "shapes of the graph inputs for one execution (benchdnn's spelling), needed for inputs with"
+                    + " dynamic dims; repeatable: the graph is compiled once and run for each shape set")
+    List<String> inShapes;
+
     private final CacheManager caches;
+
+    /** The reference-only runtime, one for the command: a graph compiles on the runtime that created it. */
+    private GraphRuntime reference;
 
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
@@ -83,10 +93,10 @@ public final class RunCommand implements Callable<Integer> {
             throw new BadInputException("--threads " + threads + " is out of range; expected 1 to " + GraphRuntime.MAX_THREADS);
         }
         Dims.check(dims);
-        return runGraph();
+        return runGraph(InShapes.parse(inShapes));
     }
 
-    private int runGraph() {
+    private int runGraph(List<InShapes.ShapeSet> shapeSets) {
         if (threads != null) {
             // Backends with per-engine pools size them from this; the reference backend is single-threaded.
             try {
@@ -103,15 +113,55 @@ public final class RunCommand implements Callable<Integer> {
         }
         LoadedGraph g = LoadedGraph.load(runtime, file, kind, dims);
         g.portWarnings().forEach(w -> spec.commandLine().getErr().println("partita: warning: " + w));
+        if (shapeSets.isEmpty()) {
+            InShapes.requireForDynamic(g.graph(), file);
+        }
+        shapeSets.forEach(s -> InShapes.check(s, g.graph()));
+        // Every set's static graph before anything runs: shapes that do not fit the graph (a mask
+        // length unlike the sequence length) are refused up front, not after the earlier sets ran.
+        List<Graph> concrete = shapeSets.stream()
+                .map(s -> InShapes.staticGraph(reference(), file, g.description(), s)).toList();
         out.println("graph: " + g.summary());
         if (g.writtenFor() != kind) {
             out.println("note: the file was written for " + g.writtenFor() + "; running on " + kind + " (--engine)");
         }
         Engine engine = new Engine(kind, 0);
         List<Partition> parts = g.graph().partitions(policy);
-        try (Arena arena = Arena.ofShared(); CompiledGraph cg = runtime.compile(g.graph(), policy, engine)) {
+        // Compiled once, with the graph's DYNAMIC_DIM dims as they are: each shape set runs this.
+        try (CompiledGraph cg = runtime.compile(g.graph(), policy, engine)) {
             Report.partitions(out, policy, parts, cg);
-            Map<Long, Tensor> inputs = new java.util.LinkedHashMap<>(RandomInputs.forGraph(runtime, g.graph(), engine, arena, seed));
+            int code = 0;
+            if (shapeSets.isEmpty()) {
+                code = execute(cg, g, g.graph(), false, engine, new long[2]);
+            } else {
+                long[][] latencies = new long[shapeSets.size()][];
+                for (int i = 0; i < shapeSets.size(); i++) {
+                    InShapes.ShapeSet set = shapeSets.get(i);
+                    out.printf("shape set %d of %d: --in-shapes=%s%n", i + 1, shapeSets.size(), set.canonical());
+                    latencies[i] = new long[2];
+                    code = Math.max(code, execute(cg, g, concrete.get(i), true, engine, latencies[i]));
+                }
+                summary(shapeSets, latencies);
+            }
+            CacheCommand.print(caches, out);
+            return code;
+        }
+    }
+
+    /**
+     * One shape set: seeded inputs of {@code inputsFrom}'s shapes (the loaded graph itself, or its
+     * static copy for a shape set), the first iteration and the steady state, the outputs, and with
+     * {@code --check} the reference's verdict.
+     *
+     * @param onReference whether {@code inputsFrom} is finalized on the reference runtime (a shape
+     *     set's static graph), then also the graph the check compiles
+     * @param latency receives the first-iteration time and the steady-state median, in ns
+     */
+    private int execute(CompiledGraph cg, LoadedGraph g, Graph inputsFrom, boolean onReference, Engine engine,
+            long[] latency) {
+        try (Arena arena = Arena.ofShared()) {
+            Map<Long, Tensor> inputs = new java.util.LinkedHashMap<>(
+                    RandomInputs.forGraph(runtime, inputsFrom, engine, arena, seed));
             g.useModelConstants(inputs, engine, arena);
             Stream stream = new Stream(engine);
             ConstantActivity before = ConstantActivity.of(caches, engine);
@@ -119,6 +169,7 @@ public final class RunCommand implements Callable<Integer> {
             Map<Long, Tensor> outputs = cg.execute(stream, inputs);
             stream.waitAll();
             long first = System.nanoTime() - t0;
+            latency[0] = first;
             ConstantActivity afterFirst = ConstantActivity.of(caches, engine);
             out.println("first iteration: " + Report.ms(first) + afterFirst.since(before).describe());
             long[] samples = new long[iterations];
@@ -133,8 +184,9 @@ public final class RunCommand implements Callable<Integer> {
             bar.finish();
             if (iterations > 0) {
                 long[] sorted = Report.sortedCopy(samples);
+                latency[1] = Report.median(sorted);
                 out.printf("steady state over %d iterations: median %s, p99 %s, min %s, max %s%s%n", iterations,
-                        Report.ms(Report.median(sorted)), Report.ms(Report.percentile(sorted, 99)),
+                        Report.ms(latency[1]), Report.ms(Report.percentile(sorted, 99)),
                         Report.ms(sorted[0]), Report.ms(sorted[sorted.length - 1]),
                         ConstantActivity.of(caches, engine).since(afterFirst).describe());
             }
@@ -142,19 +194,38 @@ public final class RunCommand implements Callable<Integer> {
                 Tensor o = outputs.get(t.id());
                 out.println("output " + t.id() + ": " + (o == null ? "not produced" : Report.dims(o.logicalTensor())));
             }
-            int code = check ? check(g, inputs, outputs, engine) : 0;
-            CacheCommand.print(caches, out);
-            return code;
+            return check ? check(g, onReference ? inputsFrom : null, inputs, outputs, engine) : 0;
         }
     }
 
-    /** Runs the same graph on the reference backend alone and compares every output. */
-    private int check(LoadedGraph g, Map<Long, Tensor> inputs, Map<Long, Tensor> outputs, Engine engine) {
-        GraphRuntime reference = runtime.reference();
-        LoadedGraph ref = LoadedGraph.of(reference, g.file(), g.description(), g.onnx());
-        try (CompiledGraph rcg = reference.compile(ref.graph(), PartitionPolicy.DEBUG, engine)) {
+    private GraphRuntime reference() {
+        if (reference == null) {
+            reference = runtime.reference();
+        }
+        return reference;
+    }
+
+    /** One line per shape set: the latencies to compare across shapes. */
+    private void summary(List<InShapes.ShapeSet> sets, long[][] latencies) {
+        out.printf("latency per shape set (compiled once; median over %d iterations, first iteration):%n", iterations);
+        for (int i = 0; i < sets.size(); i++) {
+            out.printf("  %-10s %-10s --in-shapes=%s%n", iterations > 0 ? Report.ms(latencies[i][1]) : "-",
+                    Report.ms(latencies[i][0]), sets.get(i).canonical());
+        }
+    }
+
+    /**
+     * Runs the same graph on the reference backend alone and compares every output; for a shape
+     * set, the graph with that set's static shapes ({@code staticGraph}, on the reference runtime).
+     */
+    private int check(LoadedGraph g, Graph staticGraph, Map<Long, Tensor> inputs, Map<Long, Tensor> outputs,
+            Engine engine) {
+        GraphRuntime reference = reference();
+        Graph refGraph = staticGraph != null ? staticGraph
+                : LoadedGraph.of(reference, g.file(), g.description(), g.onnx()).graph();
+        try (CompiledGraph rcg = reference.compile(refGraph, PartitionPolicy.DEBUG, engine)) {
             // Derived first: its extra reference run would overwrite the expected outputs.
-            OutputComparison.ErrorBound bound = OutputComparison.errorBound(ref.graph(), rcg, inputs, engine);
+            OutputComparison.ErrorBound bound = OutputComparison.errorBound(refGraph, rcg, inputs, engine);
             Map<Long, Tensor> expected = rcg.execute(new Stream(engine), inputs);
             boolean ok = true;
             for (Map.Entry<Long, Tensor> e : expected.entrySet()) {
