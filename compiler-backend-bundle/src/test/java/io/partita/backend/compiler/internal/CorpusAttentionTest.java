@@ -49,6 +49,33 @@ class CorpusAttentionTest {
         assertTrue(r.passed(), r.toString());
     }
 
+    /**
+     * bf16 and f16 inputs and outputs around f32 scores (the harness's --dt rewrites, the -f16-f32
+     * files): loads widen to f32, stores round back.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {
+        "--reset --dt=1:f16+3:f16+16:f16+19:f16+20:f16 --case=complex_fusion/mha/GQA-f32-v2.json",
+        "--reset --case=complex_fusion/mha/sdpa-plain-bottom-right-implicit-causal-mask-f16-f32.json"})
+    void halfPrecisionAttentionIsOnePartition(String line) {
+        CaseRunner runner = new CaseRunner(RUNTIME, GRAPHS, true, 0);
+        CaseRunner.LineResult r = runner.run(HarnessFile.parse(List.of(line), "test").get(0));
+        assertTrue(r.passed(), r.toString());
+        assertTrue(r.variants().stream().allMatch(v -> v.partitions() == 1), r.toString());
+    }
+
+    /**
+     * All-bf16 attention rounds every score and probability in the reference; the fused loop keeps
+     * them in f32, so the graph compiler leaves such graphs to the per-op backends.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"--reset --dt=bf16 --case=complex_fusion/mha/sdpa-plain-simplified-f32.json"})
+    void lowPrecisionScoresAreNotFused(String line) {
+        CaseRunner runner = new CaseRunner(RUNTIME, GRAPHS, true, 0);
+        CaseRunner.LineResult r = runner.run(HarnessFile.parse(List.of(line), "test").get(0));
+        assertTrue(r.variants().stream().allMatch(v -> v.partitions() > 1), r.toString());
+    }
+
     /** Training forward: the SoftMax's stats (max + log(sum) per row) are a second output of the fused loop. */
     @ParameterizedTest
     @ValueSource(strings = {

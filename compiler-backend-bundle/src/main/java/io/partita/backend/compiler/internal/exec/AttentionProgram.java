@@ -1,7 +1,6 @@
 package io.partita.backend.compiler.internal.exec;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -48,7 +47,7 @@ public final class AttentionProgram implements Program {
     private final ConcurrentHashMap<ShapeKey, FlashAttention.Geometry> geometries = new ConcurrentHashMap<>();
 
     /** A score leaf read from a partition input (through views). */
-    private record Operand(long tensor, int port, boolean bool) {
+    private record Operand(long tensor, int port, DataType type) {
     }
 
     private record ShapeKey(List<List<Long>> dims) {
@@ -83,10 +82,10 @@ public final class AttentionProgram implements Program {
         List<Operand> scalars = new ArrayList<>();
         for (Op op : shape.scoreOps()) {
             b.add(op, rank, t -> {
-                Operand o = new Operand(t.id(), portThroughViews(t.id(), index), t.dataType() == DataType.BOOLEAN);
-                if (t.dataType() != DataType.F32 && t.dataType() != DataType.BOOLEAN) {
+                Operand o = new Operand(t.id(), portThroughViews(t.id(), index), t.dataType());
+                if (!Elements.supported(t.dataType())) {
                     throw new UnsupportedFeatureException("attention score operand " + t.id() + " has data type "
-                            + t.dataType() + "; fused code reads f32 and boolean");
+                            + t.dataType() + "; fused code reads f32, bf16, f16, s32, s8, u8 and boolean");
                 }
                 if (isSingleElement(t)) {
                     scalars.add(o);
@@ -164,7 +163,7 @@ public final class AttentionProgram implements Program {
         for (int i = 0; i < sc.length; i++) {
             Operand o = scalarOperands.get(i);
             MemorySegment m = in.get(o.port()).data();
-            sc[i] = o.bool() ? (m.get(ValueLayout.JAVA_BYTE, 0) != 0 ? 1f : 0f) : m.getAtIndex(ValueLayout.JAVA_FLOAT, 0);
+            sc[i] = Elements.get(o.type(), m, 0);
         }
         FlashAttention.run(g, new FlashAttention.Buffers(in.get(qPort).data(), in.get(kPort).data(),
                 in.get(vPort).data(), out.get(outPort).data(), statsPort < 0 ? null : out.get(statsPort).data(), ops,
@@ -217,9 +216,9 @@ public final class AttentionProgram implements Program {
         }
         boolean tb = shape.qk().boolAttr("transpose_b");
         boolean vt = shape.pv().boolAttr("transpose_b");
-        FlashAttention.Access q = access(shape.qk().input(0).id(), qDims, in, all, batch, false);
-        FlashAttention.Access k = access(shape.qk().input(1).id(), kDims, in, all, batch, !tb);
-        FlashAttention.Access v = access(shape.pv().input(1).id(), vDims, in, all, batch, vt);
+        FlashAttention.Access q = access(shape.qk().input(0), qDims, in, all, batch, false);
+        FlashAttention.Access k = access(shape.qk().input(1), kDims, in, all, batch, !tb);
+        FlashAttention.Access v = access(shape.pv().input(1), vDims, in, all, batch, vt);
         FlashAttention.Access o = outputAccess(out.get(outPort).logicalTensor(), all, batch);
         FlashAttention.Access stats = null;
         if (statsPort >= 0) {
@@ -227,7 +226,7 @@ public final class AttentionProgram implements Program {
             long[] sd = st.strides();
             long[] bs = Strides.broadcast(java.util.Arrays.copyOf(st.dims(), r - 2), java.util.Arrays.copyOf(sd, r - 2),
                     batch);
-            stats = new FlashAttention.Access(bs, sd[r - 2], 0, false);
+            stats = new FlashAttention.Access(bs, sd[r - 2], 0, st.dataType());
         }
         FlashAttention.Access[] ops = new FlashAttention.Access[operands.size()];
         for (int i = 0; i < ops.length; i++) {
@@ -235,7 +234,7 @@ public final class AttentionProgram implements Program {
             long[] od = dims(all, op.tensor());
             long[] st = viewStrides(op.tensor(), in, all);
             long[] bs = Strides.broadcast(od, st, sDims);
-            ops[i] = new FlashAttention.Access(java.util.Arrays.copyOf(bs, r - 2), bs[r - 2], bs[r - 1], op.bool());
+            ops[i] = new FlashAttention.Access(java.util.Arrays.copyOf(bs, r - 2), bs[r - 2], bs[r - 1], op.type());
         }
         int sq = toInt(sDims[r - 2], "query length");
         int sk = toInt(sDims[r - 1], "key length");
@@ -257,14 +256,15 @@ public final class AttentionProgram implements Program {
     }
 
     /** Batch strides over the output's batch dims and the strides of the last two dims (swapped if asked). */
-    private FlashAttention.Access access(long tensor, long[] dims, List<Tensor> in, Map<Long, LogicalTensor> all,
+    private FlashAttention.Access access(LogicalTensor t, long[] dims, List<Tensor> in, Map<Long, LogicalTensor> all,
             long[] batch, boolean swap) {
-        long[] st = viewStrides(tensor, in, all);
+        long[] st = viewStrides(t.id(), in, all);
+        DataType dt = t.dataType();
         int n = dims.length;
         long[] bd = java.util.Arrays.copyOf(dims, n - 2);
         long[] bs = Strides.broadcast(bd, java.util.Arrays.copyOf(st, n - 2), batch);
-        return swap ? new FlashAttention.Access(bs, st[n - 1], st[n - 2], false)
-                : new FlashAttention.Access(bs, st[n - 2], st[n - 1], false);
+        return swap ? new FlashAttention.Access(bs, st[n - 1], st[n - 2], dt)
+                : new FlashAttention.Access(bs, st[n - 2], st[n - 1], dt);
     }
 
     /** Strides of a tensor in the memory of the partition input it views. */
@@ -310,6 +310,6 @@ public final class AttentionProgram implements Program {
         int n = st.length;
         long[] oDims = dims(all, shape.pv().output(0).id());
         long[] bs = Strides.broadcast(java.util.Arrays.copyOf(oDims, n - 2), java.util.Arrays.copyOf(st, n - 2), batch);
-        return new FlashAttention.Access(bs, st[n - 2], st[n - 1], false);
+        return new FlashAttention.Access(bs, st[n - 2], st[n - 1], given.dataType());
     }
 }

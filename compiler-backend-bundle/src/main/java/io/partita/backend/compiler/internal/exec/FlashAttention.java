@@ -5,6 +5,7 @@ import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 
 import io.partita.backend.compiler.internal.codegen.RowKernel;
+import io.partita.graph.DataType;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
@@ -51,7 +52,10 @@ public final class FlashAttention {
      * (Q: query x head dim, K: key x head dim, V: key x value dim, O: query x value dim,
      * score operands: query x key).
      */
-    public record Access(long[] batchStrides, long row, long col, boolean bool) {
+    public record Access(long[] batchStrides, long row, long col, DataType type) {
+        boolean f32() {
+            return type == DataType.F32;
+        }
     }
 
     /**
@@ -121,7 +125,7 @@ public final class FlashAttention {
                     // -inf for a fully masked row with inf_as_zero; NaN (as exp(-inf - -inf)) otherwise
                     float st = m == Float.NEGATIVE_INFINITY ? (g.infAsZero() ? m : Float.NaN)
                             : m + (float) Math.log(s.l[r]);
-                    b.stats().setAtIndex(ValueLayout.JAVA_FLOAT, bs + (long) (i0 + r) * g.stats().row(), st);
+                    Elements.set(g.stats().type(), b.stats(), bs + (long) (i0 + r) * g.stats().row(), st);
                 }
             }
         }
@@ -131,11 +135,11 @@ public final class FlashAttention {
         for (int dd = 0; dd < d; dd++) {
             int row = dd * skP;
             long src = base + dd * a.col();
-            if (a.row() == 1) {
+            if (a.row() == 1 && a.f32()) {
                 MemorySegment.copy(k, ValueLayout.JAVA_FLOAT, src * 4, kt, row, sk);
             } else {
                 for (int j = 0; j < sk; j++) {
-                    kt[row + j] = k.getAtIndex(ValueLayout.JAVA_FLOAT, src + j * a.row());
+                    kt[row + j] = Elements.get(a.type(), k, src + j * a.row());
                 }
             }
             Arrays.fill(kt, row + sk, row + skP, 0f);
@@ -146,11 +150,11 @@ public final class FlashAttention {
         for (int j = 0; j < sk; j++) {
             int row = j * dvP;
             long src = base + j * a.row();
-            if (a.col() == 1) {
+            if (a.col() == 1 && a.f32()) {
                 MemorySegment.copy(v, ValueLayout.JAVA_FLOAT, src * 4, vp, row, dv);
             } else {
                 for (int e = 0; e < dv; e++) {
-                    vp[row + e] = v.getAtIndex(ValueLayout.JAVA_FLOAT, src + e * a.col());
+                    vp[row + e] = Elements.get(a.type(), v, src + e * a.col());
                 }
             }
             Arrays.fill(vp, row + dv, row + dvP, 0f);
@@ -161,11 +165,11 @@ public final class FlashAttention {
         Arrays.fill(qs, 0f);
         for (int r = 0; r < rows; r++) {
             long src = base + (long) (i0 + r) * a.row();
-            if (a.col() == 1) {
+            if (a.col() == 1 && a.f32()) {
                 MemorySegment.copy(q, ValueLayout.JAVA_FLOAT, src * 4, qs, r * d, d);
             } else {
                 for (int e = 0; e < d; e++) {
-                    qs[r * d + e] = q.getAtIndex(ValueLayout.JAVA_FLOAT, src + e * a.col());
+                    qs[r * d + e] = Elements.get(a.type(), q, src + e * a.col());
                 }
             }
         }
@@ -202,17 +206,13 @@ public final class FlashAttention {
             float[] dst = s.rows[k];
             long src = base[k] + row * a.row() + jb * a.col();
             MemorySegment m = b.operands()[k];
-            if (a.bool()) {
-                for (int j = 0; j < valid; j++) {
-                    dst[j] = m.get(ValueLayout.JAVA_BYTE, src + j * a.col()) != 0 ? 1f : 0f;
-                }
-            } else if (a.col() == 1) {
+            if (a.col() == 1 && a.f32()) {
                 MemorySegment.copy(m, ValueLayout.JAVA_FLOAT, src * 4, dst, 0, valid);
             } else if (a.col() == 0) {
-                Arrays.fill(dst, 0, valid, m.getAtIndex(ValueLayout.JAVA_FLOAT, src));
+                Arrays.fill(dst, 0, valid, Elements.get(a.type(), m, src));
             } else {
                 for (int j = 0; j < valid; j++) {
-                    dst[j] = m.getAtIndex(ValueLayout.JAVA_FLOAT, src + j * a.col());
+                    dst[j] = Elements.get(a.type(), m, src + j * a.col());
                 }
             }
             Arrays.fill(dst, valid, bc, 0f);
@@ -296,11 +296,11 @@ public final class FlashAttention {
                 s.o[ob + e] *= inv;
             }
             long dst = base + (long) (i0 + r) * a.row();
-            if (a.col() == 1) {
+            if (a.col() == 1 && a.f32()) {
                 MemorySegment.copy(s.o, ob, out, ValueLayout.JAVA_FLOAT, dst * 4, dv);
             } else {
                 for (int e = 0; e < dv; e++) {
-                    out.setAtIndex(ValueLayout.JAVA_FLOAT, dst + e * a.col(), s.o[ob + e]);
+                    Elements.set(a.type(), out, dst + e * a.col(), s.o[ob + e]);
                 }
             }
         }

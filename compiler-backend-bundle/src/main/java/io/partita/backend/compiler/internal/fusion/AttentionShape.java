@@ -96,8 +96,14 @@ public record AttentionShape(Op qk, List<Op> scoreOps, Op softmax, Op pv, List<O
                 }
             }
         }
-        if (qk == null || !f32(qk.input(0)) || !f32(qk.input(1))) {
+        if (qk == null || !f32(qk.input(0)) || !f32(qk.input(1)) || !exact(qk.output(0))
+                || !exact(softmax.input(0))) {
             return null;
+        }
+        for (Op op : region) {
+            if (!exact(op.output(0))) {
+                return null; // a bf16/f16 score would be rounded between ops; the fused loop keeps f32
+            }
         }
         // Every value inside stays inside (nothing materialised is read elsewhere).
         Set<Op> inside = new java.util.HashSet<>(region);
@@ -162,7 +168,13 @@ public record AttentionShape(Op qk, List<Op> scoreOps, Op softmax, Op pv, List<O
         return java.util.Arrays.equals(op.output(0).dims(), scoreDims);
     }
 
+    /** Values the fused loop holds without rounding: f32 scores, integer indices, boolean conditions. */
+    private static boolean exact(LogicalTensor t) {
+        return t.dataType() == DataType.F32 || t.dataType() == DataType.S32 || t.dataType() == DataType.BOOLEAN;
+    }
+
+    /** f32, or bf16/f16 widened on load and rounded on store (the loop itself computes in f32). */
     private static boolean f32(LogicalTensor t) {
-        return t.dataType() == DataType.F32;
+        return t.dataType() == DataType.F32 || t.dataType() == DataType.BF16 || t.dataType() == DataType.F16;
     }
 }
