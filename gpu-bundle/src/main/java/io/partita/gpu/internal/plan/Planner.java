@@ -1,0 +1,472 @@
+package io.partita.gpu.internal.plan;
+
+import static org.jocl.CL.clCreateKernel;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.partita.graph.LayoutType;
+import io.partita.graph.LogicalTensor;
+import io.partita.graph.Op;
+import io.partita.graph.OpKind;
+import io.partita.graph.UnsupportedFeatureException;
+import io.partita.gpu.internal.cl.DeviceContext;
+import io.partita.gpu.internal.codegen.Eltwise;
+import io.partita.gpu.internal.codegen.PostOp;
+import io.partita.gpu.internal.codegen.Sources;
+import io.partita.gpu.internal.exec.GpuKernel;
+import io.partita.gpu.internal.exec.Step;
+import io.partita.spi.CompileRequest;
+
+/**
+ * Turns a claimed partition into kernel launches on one device. Buffers are numbered in slots:
+ * the partition's inputs, its outputs, then scratch (dense copies of strided tensors for the
+ * kernels that read rows). Every kernel addresses its operands through their strides, in elements.
+ */
+public final class Planner {
+    private static final long F32 = 4;
+
+    private final CompileRequest request;
+    private final DeviceContext device;
+    private final Map<Long, Integer> slotOf = new HashMap<>();
+    private final List<Long> slotBytes = new ArrayList<>();
+    private final List<Step> steps = new ArrayList<>();
+
+    private Planner(CompileRequest request, DeviceContext device) {
+        this.request = request;
+        this.device = device;
+    }
+
+    /**
+     * @throws UnsupportedFeatureException naming the op when the partition holds something the kernels do not cover
+     */
+    public static GpuKernel plan(CompileRequest request, DeviceContext device) {
+        if (device.device().maxWorkGroupSize() < (long) Sources.TILE * Sources.TILE) {
+            throw new UnsupportedFeatureException("device " + device.device().name() + " allows work-groups of "
+                    + device.device().maxWorkGroupSize() + " items; the MatMul kernel needs " + Sources.TILE * Sources.TILE);
+        }
+        Planner p = new Planner(request, device);
+        for (LogicalTensor t : request.inputs()) {
+            p.slotOf.put(t.id(), p.slotBytes.size());
+            p.slotBytes.add(bytes(t));
+        }
+        boolean[] upload = new boolean[request.outputs().size()];
+        for (int i = 0; i < upload.length; i++) {
+            LogicalTensor t = request.outputs().get(i);
+            p.slotOf.put(t.id(), p.slotBytes.size());
+            p.slotBytes.add(bytes(t));
+            upload[i] = !isDense(t);
+        }
+        try {
+            p.build();
+        } catch (RuntimeException e) {
+            p.steps.forEach(Planner::release);
+            throw e;
+        }
+        return new GpuKernel(device, p.slotBytes.stream().mapToLong(Long::longValue).toArray(), request.inputs().size(),
+                upload, p.steps);
+    }
+
+    private static void release(Step s) {
+        org.jocl.CL.clReleaseKernel(s.kernel());
+        org.jocl.CL.clReleaseMemObject(s.meta());
+    }
+
+    private void build() {
+        List<Op> ops = request.ops();
+        Op head = ops.get(0);
+        OpKind k = head.kind();
+        if (k == OpKind.MatMul) {
+            matmul(head, ops.subList(1, ops.size()));
+        } else if (Support.isElementwise(k) || Support.isCopy(k)) {
+            elementwise(head, ops.subList(1, ops.size()));
+        } else if (ops.size() > 1) {
+            throw new UnsupportedFeatureException(head.describe() + ": the gpu engine fuses only MatMul and elementwise"
+                    + " heads with post-ops, not " + ops.size() + " ops");
+        } else if (k == OpKind.SoftMax) {
+            softmax(head);
+        } else if (k == OpKind.LayerNorm) {
+            layerNorm(head);
+        } else {
+            throw new UnsupportedFeatureException(head.describe() + " has no kernel in the gpu engine");
+        }
+    }
+
+    // ---- slots and strides
+
+    private static boolean isDense(LogicalTensor t) {
+        return t.layoutType() != LayoutType.STRIDED || t.isDense();
+    }
+
+    /** Strides in elements; the backend picks dense row-major where the layout is left open. */
+    static long[] strides(LogicalTensor t) {
+        return t.layoutType() == LayoutType.STRIDED ? t.strides() : LogicalTensor.denseStrides(t.dims());
+    }
+
+    private static long bytes(LogicalTensor t) {
+        return t.layoutType() == LayoutType.STRIDED ? t.memSize() : t.elementCount() * F32;
+    }
+
+    private int slot(LogicalTensor t) {
+        Integer s = slotOf.get(t.id());
+        if (s == null) {
+            // an op output that does not leave the partition (a statistic nobody reads): scratch
+            s = scratch(t.elementCount());
+            slotOf.put(t.id(), s);
+        }
+        return s;
+    }
+
+    private int scratch(long elements) {
+        slotBytes.add(elements * F32);
+        return slotBytes.size() - 1;
+    }
+
+    /** The tensor's slot, or a dense copy of it made by a copy launch first. */
+    private int denseIn(LogicalTensor t) {
+        int s = slot(t);
+        if (Arrays.equals(strides(t), LogicalTensor.denseStrides(t.dims()))) {
+            return s;
+        }
+        int d = scratch(t.elementCount());
+        copy(t.dims(), strides(t), s, t.dims(), LogicalTensor.denseStrides(t.dims()), d);
+        return d;
+    }
+
+    /** Copies a tensor between slots, element by element in row-major order of {@code dims}. */
+    private void copy(long[] srcDims, long[] srcStrides, int src, long[] dstDims, long[] dstStrides, int dst) {
+        long total = count(dstDims);
+        int r = Math.max(1, Math.max(srcDims.length, dstDims.length));
+        long[] meta = elementwiseMeta(total, r, new long[][] {dstDims, srcDims}, new long[][] {dstStrides, srcStrides});
+        add("copy", Sources.elementwise(1, Sources.load(0), List.of(), 0), "eltwise", new int[] {dst, src}, meta, null,
+                new long[] {total}, null);
+    }
+
+    // ---- MatMul with its epilogue
+
+    private void matmul(Op mm, List<Op> posts) {
+        LogicalTensor a = mm.input(0);
+        LogicalTensor b = mm.input(1);
+        Op last = posts.isEmpty() ? mm : posts.get(posts.size() - 1);
+        LogicalTensor c = last.output(0);
+        long[] out = mm.output(0).dims();
+        boolean a1 = a.ndims() == 1;
+        boolean b1 = b.ndims() == 1;
+        boolean ta = mm.boolAttr("transpose_a") && !a1;
+        boolean tb = mm.boolAttr("transpose_b") && !b1;
+        long[] ad = a.dims();
+        long[] bd = b.dims();
+        long[] sa = strides(a);
+        long[] sb = strides(b);
+        int ar = ad.length;
+        int br = bd.length;
+        long m = a1 ? 1 : ad[ta ? ar - 1 : ar - 2];
+        long kk = a1 ? ad[0] : ad[ta ? ar - 2 : ar - 1];
+        long n = b1 ? 1 : bd[tb ? br - 2 : br - 1];
+        long sAm = a1 ? 0 : (ta ? sa[ar - 1] : sa[ar - 2]);
+        long sAk = a1 ? sa[0] : (ta ? sa[ar - 2] : sa[ar - 1]);
+        long sBk = b1 ? sb[0] : (tb ? sb[br - 1] : sb[br - 2]);
+        long sBn = b1 ? 0 : (tb ? sb[br - 2] : sb[br - 1]);
+        int or = out.length;
+        int batchRank = or - (a1 ? 0 : 1) - (b1 ? 0 : 1);
+        int mDim = a1 ? -1 : or - (b1 ? 1 : 2);
+        int nDim = b1 ? -1 : or - 1;
+
+        // epilogue operands, as strides over the output's dims
+        List<PostOp> chain = new ArrayList<>();
+        List<long[]> operandStrides = new ArrayList<>();
+        List<Integer> operandSlots = new ArrayList<>();
+        if (mm.inputs().size() > 2) {
+            LogicalTensor bias = mm.input(2);
+            chain.add(new PostOp(Op.builder(mm.id(), OpKind.Add).build(), 0, false));
+            operandStrides.add(broadcastStrides(bias, out));
+            operandSlots.add(slot(bias));
+        }
+        epilogue(posts, mm.output(0), out, chain, operandStrides, operandSlots);
+
+        long[] sc = strides(c);
+        int ops = operandSlots.size();
+        long[] batchDims = Arrays.copyOf(out, batchRank);
+        long batch = count(batchDims);
+        int header = Sources.matmulHeader(ops);
+        int entry = 3 + ops;
+        long[] meta = new long[Math.toIntExact(header + batch * entry)];
+        long[] head = {m, n, kk, sAm, sAk, sBk, sBn, mDim < 0 ? 0 : sc[mDim], nDim < 0 ? 0 : sc[nDim]};
+        System.arraycopy(head, 0, meta, 0, head.length);
+        for (int j = 0; j < ops; j++) {
+            long[] ps = operandStrides.get(j);
+            meta[9 + 2 * j] = mDim < 0 ? 0 : ps[mDim];
+            meta[10 + 2 * j] = nDim < 0 ? 0 : ps[nDim];
+        }
+        long[] aBatch = batchStrides(ad, sa, a1 ? 1 : 2, batchRank);
+        long[] bBatch = batchStrides(bd, sb, b1 ? 1 : 2, batchRank);
+        long[] coord = new long[batchRank];
+        for (long bi = 0; bi < batch; bi++) {
+            int base = Math.toIntExact(header + bi * entry);
+            meta[base] = dot(coord, aBatch);
+            meta[base + 1] = dot(coord, bBatch);
+            meta[base + 2] = dot(coord, sc);
+            for (int j = 0; j < ops; j++) {
+                meta[base + 3 + j] = dot(coord, operandStrides.get(j));
+            }
+            increment(coord, batchDims);
+        }
+        int[] slots = new int[3 + ops];
+        slots[0] = slot(a);
+        slots[1] = slot(b);
+        slots[2] = slot(c);
+        for (int j = 0; j < ops; j++) {
+            slots[3 + j] = operandSlots.get(j);
+        }
+        long t = Sources.TILE;
+        add("matmul", Sources.matmul(chain, ops), "matmul", slots, meta, null,
+                new long[] {roundUp(n, t), batch * roundUp(m, t)}, new long[] {t, t});
+    }
+
+    /** Appends the post-ops of a chain whose value starts as {@code value} (dims {@code dims}). */
+    private void epilogue(List<Op> posts, LogicalTensor value, long[] dims, List<PostOp> chain, List<long[]> operandStrides,
+            List<Integer> operandSlots) {
+        LogicalTensor v = value;
+        for (Op p : posts) {
+            if (p.inputs().size() == 1) {
+                chain.add(new PostOp(p, -1, false));
+            } else {
+                boolean rhs = p.input(1).id() == v.id();
+                LogicalTensor other = p.input(rhs ? 0 : 1);
+                chain.add(new PostOp(p, operandSlots.size(), rhs));
+                operandStrides.add(p.kind() == OpKind.BiasAdd ? biasStrides(p, other, dims) : broadcastStrides(other, dims));
+                operandSlots.add(slot(other));
+            }
+            v = p.output(0);
+        }
+    }
+
+    // ---- elementwise heads and copies
+
+    private void elementwise(Op head, List<Op> posts) {
+        Op last = posts.isEmpty() ? head : posts.get(posts.size() - 1);
+        LogicalTensor y = last.output(0);
+        long[] out = head.output(0).dims();
+        List<long[]> dims = new ArrayList<>();
+        List<long[]> strides = new ArrayList<>();
+        dims.add(out);
+        strides.add(strides(y));
+        List<Integer> slots = new ArrayList<>();
+        slots.add(slot(y));
+        String expr;
+        int inputs;
+        OpKind k = head.kind();
+        if (Support.isCopy(k)) {
+            LogicalTensor x = head.input(0);
+            inputs = 1;
+            expr = Sources.load(0);
+            if (k == OpKind.StaticTranspose) {
+                long[] order = head.longsAttr("order");
+                long[] sx = strides(x);
+                long[] permuted = new long[out.length];
+                for (int d = 0; d < out.length; d++) {
+                    permuted[d] = sx[(int) Math.floorMod(order[d], (long) out.length)];
+                }
+                dims.add(out);
+                strides.add(permuted);
+            } else {
+                // Reshape and Reorder: walk the source in its own row-major order
+                dims.add(x.dims());
+                strides.add(strides(x));
+            }
+            slots.add(slot(x));
+        } else if (k == OpKind.BiasAdd) {
+            inputs = 2;
+            expr = Eltwise.binary(OpKind.Add, Sources.load(0), Sources.load(1));
+            dims.add(out);
+            strides.add(strides(head.input(0)));
+            dims.add(out);
+            strides.add(biasStrides(head, head.input(1), out));
+            slots.add(slot(head.input(0)));
+            slots.add(slot(head.input(1)));
+        } else {
+            inputs = head.inputs().size();
+            for (LogicalTensor x : head.inputs()) {
+                dims.add(out);
+                strides.add(broadcastStrides(x, out));
+                slots.add(slot(x));
+            }
+            expr = inputs == 1 ? Eltwise.unary(head, Sources.load(0))
+                    : Eltwise.binary(k, Sources.load(0), Sources.load(1));
+        }
+        List<PostOp> chain = new ArrayList<>();
+        List<long[]> operandStrides = new ArrayList<>();
+        List<Integer> operandSlots = new ArrayList<>();
+        epilogue(posts, head.output(0), out, chain, operandStrides, operandSlots);
+        for (int j = 0; j < operandSlots.size(); j++) {
+            dims.add(out);
+            strides.add(operandStrides.get(j));
+            slots.add(operandSlots.get(j));
+        }
+        int r = 1;
+        for (long[] d : dims) {
+            r = Math.max(r, d.length);
+        }
+        long total = count(out);
+        long[] meta = elementwiseMeta(total, r, dims.toArray(long[][]::new), strides.toArray(long[][]::new));
+        add(k.spelling(), Sources.elementwise(inputs, expr, chain, operandSlots.size()), "eltwise",
+                slots.stream().mapToInt(Integer::intValue).toArray(), meta, null, new long[] {total}, null);
+    }
+
+    // ---- row kernels
+
+    private void softmax(Op op) {
+        LogicalTensor x = op.input(0);
+        LogicalTensor y = op.output(0);
+        long[] d = x.dims();
+        int axis = d.length == 0 ? 0 : (int) Math.floorMod(op.longAttr("axis"), (long) d.length);
+        long len = d.length == 0 ? 1 : d[axis];
+        long outer = 1;
+        long inner = 1;
+        for (int i = 0; i < axis; i++) {
+            outer *= d[i];
+        }
+        for (int i = axis + 1; i < d.length; i++) {
+            inner *= d[i];
+        }
+        boolean infAsZero = op.hasAttr("mode") && "inf_as_zero".equals(op.stringAttr("mode"));
+        int xs = denseIn(x);
+        int ys = denseOutBegin(y);
+        add("softmax", Sources.softmax(), "softmax", new int[] {xs, ys}, new long[] {outer, len, inner, infAsZero ? 1 : 0},
+                null, new long[] {outer * inner}, null);
+        denseOutEnd(y, ys);
+    }
+
+    private void layerNorm(Op op) {
+        LogicalTensor x = op.input(0);
+        long[] d = x.dims();
+        int begin = d.length == 0 ? 0 : (int) Math.floorMod(op.longAttr("begin_norm_axis"), (long) d.length);
+        long rows = 1;
+        long cols = 1;
+        for (int i = 0; i < d.length; i++) {
+            if (i < begin) {
+                rows *= d[i];
+            } else {
+                cols *= d[i];
+            }
+        }
+        boolean affine = op.boolAttr("use_affine") && op.inputs().size() == 3;
+        List<Integer> slots = new ArrayList<>();
+        slots.add(denseIn(x));
+        if (affine) {
+            slots.add(denseIn(op.input(1)));
+            slots.add(denseIn(op.input(2)));
+        }
+        int[] outs = new int[op.outputs().size()];
+        for (int i = 0; i < outs.length; i++) {
+            outs[i] = denseOutBegin(op.output(i));
+            slots.add(outs[i]);
+        }
+        add("layernorm", Sources.layerNorm(affine, outs.length - 1), "layernorm",
+                slots.stream().mapToInt(Integer::intValue).toArray(), new long[] {rows, cols}, op.floatAttr("epsilon"),
+                new long[] {rows}, null);
+        for (int i = 0; i < outs.length; i++) {
+            denseOutEnd(op.output(i), outs[i]);
+        }
+    }
+
+    /** Where a row kernel writes an output: its slot when dense, else scratch copied over by {@link #denseOutEnd}. */
+    private int denseOutBegin(LogicalTensor t) {
+        int s = slot(t);
+        return Arrays.equals(strides(t), LogicalTensor.denseStrides(t.dims())) ? s : scratch(t.elementCount());
+    }
+
+    private void denseOutEnd(LogicalTensor t, int written) {
+        int s = slot(t);
+        if (written != s) {
+            copy(t.dims(), LogicalTensor.denseStrides(t.dims()), written, t.dims(), strides(t), s);
+        }
+    }
+
+    // ---- helpers
+
+    private void add(String name, String source, String kernelName, int[] slots, long[] meta, Float scalar, long[] global,
+            long[] local) {
+        org.jocl.cl_kernel kernel = clCreateKernel(device.program(source), kernelName, null);
+        steps.add(new Step(name, kernel, slots, device.constantLongs(meta), scalar, global, local));
+    }
+
+    /** Meta of the elementwise kernel: total, rank, then per operand dims and strides padded in front to rank r. */
+    private static long[] elementwiseMeta(long total, int r, long[][] dims, long[][] strides) {
+        long[] meta = new long[2 + 2 * r * dims.length];
+        meta[0] = total;
+        meta[1] = r;
+        for (int j = 0; j < dims.length; j++) {
+            int base = 2 + 2 * j * r;
+            int pad = r - dims[j].length;
+            for (int i = 0; i < r; i++) {
+                meta[base + i] = i < pad ? 1 : dims[j][i - pad];
+                meta[base + r + i] = i < pad ? 0 : strides[j][i - pad];
+            }
+        }
+        return meta;
+    }
+
+    /** Strides of {@code t} over {@code dims} under numpy broadcasting: 0 where it is broadcast. */
+    static long[] broadcastStrides(LogicalTensor t, long[] dims) {
+        long[] d = t.dims();
+        long[] s = strides(t);
+        long[] r = new long[dims.length];
+        int off = dims.length - d.length;
+        for (int i = 0; i < d.length; i++) {
+            r[off + i] = d[i] == 1 ? 0 : s[i];
+        }
+        return r;
+    }
+
+    /** A BiasAdd's bias over the output dims: along the channel dim (last for NXC, 1 for NCX), 0 elsewhere. */
+    private static long[] biasStrides(Op op, LogicalTensor bias, long[] dims) {
+        boolean ncx = op.hasAttr("data_format") && "NCX".equals(op.stringAttr("data_format"));
+        int channel = ncx && dims.length > 1 ? 1 : dims.length - 1;
+        long[] r = new long[dims.length];
+        r[channel] = bias.dims()[0] == 1 ? 0 : strides(bias)[0];
+        return r;
+    }
+
+    /** Strides of an operand's batch dims (all but its last {@code matrixDims}) aligned right to {@code batchRank}. */
+    private static long[] batchStrides(long[] dims, long[] strides, int matrixDims, int batchRank) {
+        long[] r = new long[batchRank];
+        int own = dims.length - matrixDims;
+        for (int i = 0; i < own; i++) {
+            r[batchRank - own + i] = dims[i] == 1 ? 0 : strides[i];
+        }
+        return r;
+    }
+
+    private static long dot(long[] coord, long[] strides) {
+        long s = 0;
+        for (int i = 0; i < coord.length; i++) {
+            s += coord[i] * strides[i];
+        }
+        return s;
+    }
+
+    private static void increment(long[] coord, long[] dims) {
+        for (int i = coord.length - 1; i >= 0; i--) {
+            if (++coord[i] < dims[i]) {
+                return;
+            }
+            coord[i] = 0;
+        }
+    }
+
+    private static long count(long[] dims) {
+        long n = 1;
+        for (long d : dims) {
+            n *= d;
+        }
+        return n;
+    }
+
+    private static long roundUp(long v, long to) {
+        return (v + to - 1) / to * to;
+    }
+}
