@@ -10,6 +10,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.partita.cache.CacheManager;
+import io.partita.cache.Device;
+import io.partita.cache.DeviceKind;
 import io.partita.graph.EngineKind;
 import io.partita.graph.PartitionPolicy;
 import io.partita.graph.UnsupportedFeatureException;
@@ -36,18 +38,20 @@ public final class GpuBackend implements Backend {
     public static final String ID = "gpu";
     public static final int DEFAULT_RANK = 100;
 
+    private final CacheManager caches;
     private final Map<Long, DeviceContext> contexts = new ConcurrentHashMap<>();
     private volatile boolean enabled = true;
     private volatile String selection = "";
+    private volatile Planner.MatMulKernel matmulKernel = Planner.MatMulKernel.AUTO;
     private volatile Devices devices;
 
     /** The engines on offer under the current selection, or why there are none. */
     private record Devices(List<GpuDevice> list, String problem) {
     }
 
-    /** @param caches the runtime's caches; device constants move there in a later increment */
+    /** @param caches the runtime's caches: constant inputs stay on the device in the cache of engine gpu.N */
     public GpuBackend(CacheManager caches) {
-        java.util.Objects.requireNonNull(caches, "caches");
+        this.caches = java.util.Objects.requireNonNull(caches, "caches");
     }
 
     /** Applies Config Admin settings; the device list is worked out again on next use. */
@@ -55,6 +59,11 @@ public final class GpuBackend implements Backend {
         this.enabled = enable;
         this.selection = deviceSelection == null ? "" : deviceSelection.trim();
         this.devices = null;
+    }
+
+    /** The MatMul kernel for partitions compiled from now on. */
+    public void setMatMulKernel(Planner.MatMulKernel kernel) {
+        this.matmulKernel = java.util.Objects.requireNonNull(kernel, "kernel");
     }
 
     /** The devices offered as engines gpu.0, gpu.1, ... (discovers them on first call). */
@@ -142,7 +151,9 @@ public final class GpuBackend implements Backend {
         if (!enabled) {
             throw new UnsupportedFeatureException("the gpu engine is disabled (io.partita.gpu enabled=false)");
         }
-        return Planner.plan(request, context(request.engine().index()));
+        int index = request.engine().index();
+        return Planner.plan(request, context(index), caches.constantTensorCache(new Device(DeviceKind.GPU, index)),
+                matmulKernel);
     }
 
     private DeviceContext context(int index) {
@@ -159,6 +170,7 @@ public final class GpuBackend implements Backend {
 
     @Override
     public void close() {
+        caches.removeBackend(ID); // frees the device constants (their cl_mem) once their leases end
         contexts.values().forEach(DeviceContext::close);
         contexts.clear();
     }

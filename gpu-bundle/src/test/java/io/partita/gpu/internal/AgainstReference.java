@@ -37,10 +37,19 @@ final class AgainstReference {
 
     static final GpuBackend BACKEND = new GpuBackend(StandaloneRuntime.newCacheManager());
     static final GraphRuntime WITH_GPU = StandaloneRuntime.of(BACKEND);
+    /** A second gpu backend forced to the tiled MatMul kernel (AUTO picks register rows on PoCL's CPU device). */
+    static final GpuBackend TILED_BACKEND = tiled();
+    static final GraphRuntime WITH_TILED = StandaloneRuntime.of(TILED_BACKEND);
     static final GraphRuntime REFERENCE = GraphRuntime.referenceOnly();
     static final Engine GPU0 = new Engine(EngineKind.GPU, 0);
 
     private AgainstReference() {
+    }
+
+    private static GpuBackend tiled() {
+        GpuBackend b = new GpuBackend(StandaloneRuntime.newCacheManager());
+        b.setMatMulKernel(io.partita.gpu.internal.plan.Planner.MatMulKernel.TILED);
+        return b;
     }
 
     static LogicalTensor f32(long id, long... dims) {
@@ -59,9 +68,19 @@ final class AgainstReference {
      * @return the partitions the gpu runtime made; every one is asserted to be the gpu backend's
      */
     static List<Partition> check(Consumer<Graph> build, long seed) {
-        assertTrue(WITH_GPU.backends().stream().anyMatch(b -> b.id().equals("gpu")), "gpu is discovered");
+        return check(WITH_GPU, build, seed);
+    }
+
+    /** As {@link #check(Consumer, long)}, and again with the tiled MatMul kernel. */
+    static List<Partition> checkBothMatMulKernels(Consumer<Graph> build, long seed) {
+        check(WITH_TILED, build, seed);
+        return check(WITH_GPU, build, seed);
+    }
+
+    static List<Partition> check(GraphRuntime withGpu, Consumer<Graph> build, long seed) {
+        assertTrue(withGpu.backends().stream().anyMatch(b -> b.id().equals("gpu")), "gpu is discovered");
         assertFalse(BACKEND.devices().isEmpty(), "an OpenCL device (PoCL in CI): " + BACKEND.description());
-        Graph g = WITH_GPU.createGraph(EngineKind.GPU);
+        Graph g = withGpu.createGraph(EngineKind.GPU);
         build.accept(g);
         g.finalizeGraph();
         Graph r = REFERENCE.createGraph(EngineKind.CPU);
@@ -72,7 +91,7 @@ final class AgainstReference {
             assertEquals("gpu", p.backendId(), "partition " + p.id() + " " + p.pattern() + " " + p.ops());
         }
         Engine cpu = Engine.cpu();
-        try (Arena arena = Arena.ofShared(); CompiledGraph cg = WITH_GPU.compile(g, PartitionPolicy.FUSION, GPU0);
+        try (Arena arena = Arena.ofShared(); CompiledGraph cg = withGpu.compile(g, PartitionPolicy.FUSION, GPU0);
                 CompiledGraph rg = REFERENCE.compile(r, PartitionPolicy.DEBUG, cpu)) {
             Map<Long, Tensor> in = RandomInputs.forGraph(SCHEMAS, g, GPU0, arena, seed);
             Map<Long, Tensor> refIn = new HashMap<>();

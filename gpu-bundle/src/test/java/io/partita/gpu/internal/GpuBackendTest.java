@@ -117,11 +117,49 @@ class GpuBackendTest {
             cg.execute(s, in);
             cg.execute(s, in);
             Transfers.Snapshot d = AgainstReference.BACKEND.transfers(0).since(before);
-            // one fused partition: two inputs in and one output back per call
-            assertEquals(4, d.toDevice(), d.toString());
-            assertEquals(2 * 4L * (9 * 11 + 11 * 13), d.toDeviceBytes(), d.toString());
+            // one fused partition: the variable input in and the output back per call; the constant
+            // weights went to the device in the warm call and stay in the constant tensor cache
+            assertEquals(2, d.toDevice(), d.toString());
+            assertEquals(2 * 4L * 9 * 11, d.toDeviceBytes(), d.toString());
             assertEquals(2, d.toHost(), d.toString());
             assertEquals(2 * 4L * 9 * 13, d.toHostBytes(), d.toString());
+        }
+    }
+
+    @Test
+    void constantWeightsStayOnTheDeviceInTheUnifiedCacheUntilEvicted() {
+        io.partita.cache.CacheManager caches = StandaloneRuntime.newCacheManager();
+        GpuBackend b = new GpuBackend(caches);
+        GraphRuntime rt = StandaloneRuntime.of(caches, b);
+        io.partita.cache.ConstantTensorCache gpu = caches.constantTensorCache(
+                new io.partita.cache.Device(io.partita.cache.DeviceKind.GPU, 0));
+        Graph g = rt.createGraph(EngineKind.GPU);
+        g.add(Op.builder(0, OpKind.MatMul).inputs(f32(0, 5, 7), constant(1, 7, 3)).output(f32(2, 5, 3)).build());
+        g.finalizeGraph();
+        Engine e = AgainstReference.GPU0;
+        long liveBefore = io.partita.gpu.internal.cl.DeviceConstant.live();
+        try (Arena arena = Arena.ofShared(); CompiledGraph cg = rt.compile(g, PartitionPolicy.FUSION, e)) {
+            Map<Long, Tensor> in = RandomInputs.forGraph(rt, g, e, arena, 3);
+            Transfers.Snapshot t0 = b.transfers(0);
+            for (int i = 0; i < 3; i++) {
+                cg.execute(new Stream(e), in);
+            }
+            Transfers.Snapshot d = b.transfers(0).since(t0);
+            assertEquals(1 + 3, d.toDevice(), "the weights once, the variable input per call: " + d);
+            assertEquals(1, gpu.stats().entries(), gpu.stats().toString());
+            assertEquals(4L * 7 * 3, gpu.size());
+            assertEquals(liveBefore + 1, io.partita.gpu.internal.cl.DeviceConstant.live());
+
+            // a capacity of 0 disables the cache: the weights go over on every call
+            caches.setConstantTensorCacheCapacity(io.partita.cache.DeviceKind.GPU, 0);
+            assertEquals(liveBefore, io.partita.gpu.internal.cl.DeviceConstant.live(), "evicted: cl_mem released");
+            Transfers.Snapshot t1 = b.transfers(0);
+            cg.execute(new Stream(e), in);
+            cg.execute(new Stream(e), in);
+            assertEquals(4, b.transfers(0).since(t1).toDevice());
+            assertEquals(liveBefore, io.partita.gpu.internal.cl.DeviceConstant.live(), "private copies freed with their lease");
+        } finally {
+            b.close();
         }
     }
 }

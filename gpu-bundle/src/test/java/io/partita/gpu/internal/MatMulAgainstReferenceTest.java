@@ -26,7 +26,7 @@ class MatMulAgainstReferenceTest {
     void plainProducts(long m, long k, long n, boolean ta, boolean tb) {
         long[] a = ta ? new long[] {k, m} : new long[] {m, k};
         long[] b = tb ? new long[] {n, k} : new long[] {k, n};
-        List<Partition> parts = AgainstReference.check(g -> g.add(Op.builder(0, OpKind.MatMul)
+        List<Partition> parts = AgainstReference.checkBothMatMulKernels(g -> g.add(Op.builder(0, OpKind.MatMul)
                 .inputs(f32(0, a), constant(1, b)).output(out(2))
                 .attr("transpose_a", ta).attr("transpose_b", tb).build()), m * 7 + n);
         assertEquals(1, parts.size());
@@ -39,13 +39,13 @@ class MatMulAgainstReferenceTest {
         String[] parts = spec.split(";");
         long[] a = dims(parts[0]);
         long[] b = dims(parts[1]);
-        AgainstReference.check(g -> g.add(Op.builder(0, OpKind.MatMul).inputs(f32(0, a), constant(1, b))
+        AgainstReference.checkBothMatMulKernels(g -> g.add(Op.builder(0, OpKind.MatMul).inputs(f32(0, a), constant(1, b))
                 .output(out(2)).build()), 11);
     }
 
     @Test
     void biasInputBroadcasts() {
-        AgainstReference.check(g -> g.add(Op.builder(0, OpKind.MatMul).inputs(f32(0, 2, 5, 7), f32(1, 7, 9), f32(3, 1, 9))
+        AgainstReference.checkBothMatMulKernels(g -> g.add(Op.builder(0, OpKind.MatMul).inputs(f32(0, 2, 5, 7), f32(1, 7, 9), f32(3, 1, 9))
                 .output(out(2)).build()), 5);
     }
 
@@ -58,7 +58,7 @@ class MatMulAgainstReferenceTest {
         "LeakyReLU", "Mish", "SoftPlus", "HardSigmoid", "Round", "PartitaErf"})
     void biasAndAnActivationFuseIntoOneKernel(String activation) {
         OpKind kind = OpKind.valueOf(activation);
-        List<Partition> parts = AgainstReference.check(g -> {
+        List<Partition> parts = AgainstReference.checkBothMatMulKernels(g -> {
             g.add(Op.builder(0, OpKind.MatMul).inputs(f32(0, 17, 33), constant(1, 33, 65)).output(f32(2, 17, 65)).build());
             g.add(Op.builder(1, OpKind.BiasAdd).inputs(f32(2, 17, 65), constant(3, 65)).output(f32(4, 17, 65)).build());
             Op.Builder act = Op.builder(2, kind).input(f32(4, 17, 65)).output(f32(5, 17, 65));
@@ -76,7 +76,7 @@ class MatMulAgainstReferenceTest {
 
     @Test
     void binaryPostOpsWithBroadcastOperandsOnEitherSide() {
-        List<Partition> parts = AgainstReference.check(g -> {
+        List<Partition> parts = AgainstReference.checkBothMatMulKernels(g -> {
             g.add(Op.builder(0, OpKind.MatMul).inputs(f32(0, 3, 13, 19), constant(1, 19, 23)).output(f32(2, 3, 13, 23)).build());
             g.add(Op.builder(1, OpKind.Multiply).inputs(f32(2, 3, 13, 23), f32(3, 13, 1)).output(f32(4, 3, 13, 23)).build());
             g.add(Op.builder(2, OpKind.Subtract).inputs(f32(5, 3, 1, 23), f32(4, 3, 13, 23)).output(f32(6, 3, 13, 23)).build());
@@ -90,7 +90,7 @@ class MatMulAgainstReferenceTest {
     @Test
     void stridedOperandsAreReadThroughTheirStrides() {
         // A is a column-major view ([7, 5] with strides [1, 7]), B a row-padded [5, 6] with row stride 8
-        AgainstReference.check(g -> g.add(Op.builder(0, OpKind.MatMul)
+        AgainstReference.checkBothMatMulKernels(g -> g.add(Op.builder(0, OpKind.MatMul)
                 .inputs(io.partita.graph.LogicalTensor.of(0, io.partita.graph.DataType.F32, new long[] {7, 5},
                         io.partita.graph.LayoutType.STRIDED, new long[] {1, 7}, io.partita.graph.PropertyType.VARIABLE),
                         io.partita.graph.LogicalTensor.of(1, io.partita.graph.DataType.F32, new long[] {5, 6},

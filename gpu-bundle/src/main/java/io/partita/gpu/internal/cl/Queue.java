@@ -71,6 +71,18 @@ public final class Queue implements Stream.Waitable {
         device.transfers().countToHost(bytes);
     }
 
+    /** A device copy of host memory, for the constant tensor cache (the copy is counted). */
+    public DeviceConstant upload(MemorySegment src, long bytes) {
+        cl_mem m = device.buffer(bytes);
+        try {
+            write(m, src, bytes);
+        } catch (RuntimeException e) {
+            org.jocl.CL.clReleaseMemObject(m);
+            throw e;
+        }
+        return new DeviceConstant(m, bytes);
+    }
+
     /** Enqueues a kernel whose arguments are set; {@code local} may be null (the driver picks). */
     public void launch(cl_kernel kernel, long[] global, long[] local) {
         clEnqueueNDRangeKernel(queue, kernel, global.length, null, global, local, 0, null, null);

@@ -68,6 +68,65 @@ public final class Sources {
         return p.toString();
     }
 
+    /** Rows of C one work item of {@link #matmulRows} computes. */
+    public static final int ROWS = 8;
+
+    /**
+     * MatMul for devices whose compute units are CPU cores (PoCL): no local memory or barriers;
+     * each work item computes {@value #ROWS} rows of one column of C in registers, so the work
+     * items of a group, which such drivers run as SIMD lanes, read consecutive columns of B and
+     * share each element of A. Global size (N, batch x ceil(M / ROWS)); same meta as {@link #matmul}.
+     */
+    public static String matmulRows(List<PostOp> posts, int operands) {
+        StringBuilder params = new StringBuilder();
+        for (int j = 0; j < operands; j++) {
+            params.append(", __global const float* P").append(j);
+        }
+        String epilogue = PostOp.epilogue(posts, j -> "P" + j + "[bt[" + (3 + j) + "] + m * meta[" + (9 + 2 * j)
+                + "] + n * meta[" + (10 + 2 * j) + "]]");
+        return Eltwise.PRELUDE + "#define RM " + ROWS + "\n" + """
+                __kernel void matmul(__global const float* A, __global const float* B, __global float* C%s, __global const long* meta) {
+                    const long M = meta[0], N = meta[1], K = meta[2];
+                    const long sAm = meta[3], sAk = meta[4], sBk = meta[5], sCm = meta[7], sCn = meta[8];
+                    const long n = get_global_id(0);
+                    if (n >= N) {
+                        return;
+                    }
+                    const long mBlocks = (M + RM - 1) / RM;
+                    const long b = get_global_id(1) / mBlocks;
+                    const long m0 = (get_global_id(1) %% mBlocks) * RM;
+                    __global const long* bt = meta + %d + b * %d;
+                    __global const float* a = A + bt[0] + m0 * sAm;
+                    __global const float* w = B + bt[1] + n * meta[6];
+                    float acc[RM];
+                    for (int r = 0; r < RM; r++) {
+                        acc[r] = 0.0f;
+                    }
+                    const int rows = (int) min((long) RM, M - m0);
+                    if (rows == RM) {
+                        for (long k = 0; k < K; k++) {
+                            const float bv = w[k * sBk];
+                            for (int r = 0; r < RM; r++) {
+                                acc[r] = fma(a[r * sAm + k * sAk], bv, acc[r]);
+                            }
+                        }
+                    } else {
+                        for (long k = 0; k < K; k++) {
+                            const float bv = w[k * sBk];
+                            for (int r = 0; r < rows; r++) {
+                                acc[r] = fma(a[r * sAm + k * sAk], bv, acc[r]);
+                            }
+                        }
+                    }
+                    for (int r = 0; r < rows; r++) {
+                        const long m = m0 + r;
+                        float v = acc[r];
+                %s        C[bt[2] + m * sCm + n * sCn] = v;
+                    }
+                }
+                """.formatted(params, matmulHeader(operands), 3 + operands, epilogue);
+    }
+
     /**
      * Elementwise over the output's elements in row-major order: {@code v = head(loads)}, then the
      * epilogue, stored through the output's strides. Meta: total, rank R, then per operand (output
@@ -199,5 +258,139 @@ public final class Sources {
                 }
                 """.formatted(params, affine ? "fma(nrm, G[j], Bt[j])" : "nrm", stats > 0 ? "Mean[r] = mean;" : "",
                 stats > 1 ? "Var[r] = var;" : "");
+    }
+
+    /** Convolution meta header before the epilogue operands' strides (5 per operand, canonical n, c, d, h, w order). */
+    public static final int CONV_HEADER = 39;
+
+    /**
+     * Direct convolution, one output element per work item, over canonical 3-D spatial geometry
+     * (1-D and 2-D padded with unit dims). Meta: out dims N OC OD OH OW, out strides, src dims
+     * N IC ID IH IW, src strides, weights strides (o i kd kh kw), kernel, strides, dilations (1 =
+     * dense), begin pads (3 each), in-channels and out-channels per group, then per epilogue
+     * operand its strides over the output (n c d h w).
+     */
+    public static String convolution(List<PostOp> posts, int operands) {
+        StringBuilder params = new StringBuilder();
+        for (int j = 0; j < operands; j++) {
+            params.append(", __global const float* P").append(j);
+        }
+        String epilogue = PostOp.epilogue(posts, j -> {
+            int b = CONV_HEADER + 5 * j;
+            return "P" + j + "[n * meta[" + b + "] + oc * meta[" + (b + 1) + "] + od * meta[" + (b + 2) + "] + oh * meta["
+                    + (b + 3) + "] + ow * meta[" + (b + 4) + "]]";
+        });
+        return Eltwise.PRELUDE + """
+                __kernel void conv(__global const float* S, __global const float* W, __global float* Y%s, __global const long* meta) {
+                    const long OC = meta[1], OD = meta[2], OH = meta[3], OW = meta[4];
+                    const long i = get_global_id(0);
+                    if (i >= meta[0] * OC * OD * OH * OW) {
+                        return;
+                    }
+                    const long ow = i %% OW;
+                    long t = i / OW;
+                    const long oh = t %% OH;
+                    t /= OH;
+                    const long od = t %% OD;
+                    t /= OD;
+                    const long oc = t %% OC;
+                    const long n = t / OC;
+                    const long ID = meta[12], IH = meta[13], IW = meta[14];
+                    const long KD = meta[25], KH = meta[26], KW = meta[27];
+                    const long icpg = meta[37];
+                    const long g = oc / meta[38];
+                    const long d0 = od * meta[28] - meta[34], h0 = oh * meta[29] - meta[35], w0 = ow * meta[30] - meta[36];
+                    float acc = 0.0f;
+                    for (long ic = 0; ic < icpg; ic++) {
+                        __global const float* s = S + n * meta[15] + (g * icpg + ic) * meta[16];
+                        __global const float* w = W + oc * meta[20] + ic * meta[21];
+                        for (long kd = 0; kd < KD; kd++) {
+                            const long id = d0 + kd * meta[31];
+                            if (id < 0 || id >= ID) {
+                                continue;
+                            }
+                            for (long kh = 0; kh < KH; kh++) {
+                                const long ih = h0 + kh * meta[32];
+                                if (ih < 0 || ih >= IH) {
+                                    continue;
+                                }
+                                for (long kw = 0; kw < KW; kw++) {
+                                    const long iw = w0 + kw * meta[33];
+                                    if (iw < 0 || iw >= IW) {
+                                        continue;
+                                    }
+                                    acc = fma(s[id * meta[17] + ih * meta[18] + iw * meta[19]],
+                                            w[kd * meta[22] + kh * meta[23] + kw * meta[24]], acc);
+                                }
+                            }
+                        }
+                    }
+                    float v = acc;
+                %s    Y[n * meta[5] + oc * meta[6] + od * meta[7] + oh * meta[8] + ow * meta[9]] = v;
+                }
+                """.formatted(params, epilogue);
+    }
+
+    /**
+     * Max or average pooling, one output element per work item. Meta: out dims N C OD OH OW, out
+     * strides, src dims, src strides, kernel, strides, dilations, begin pads (3 each), mode (0 max,
+     * 1 average over the whole window, 2 average over its in-range positions), lowest value as float bits.
+     */
+    public static String pooling() {
+        return """
+                __kernel void pool(__global const float* S, __global float* Y, __global const long* meta) {
+                    const long C = meta[1], OD = meta[2], OH = meta[3], OW = meta[4];
+                    const long i = get_global_id(0);
+                    if (i >= meta[0] * C * OD * OH * OW) {
+                        return;
+                    }
+                    const long ow = i % OW;
+                    long t = i / OW;
+                    const long oh = t % OH;
+                    t /= OH;
+                    const long od = t % OD;
+                    t /= OD;
+                    const long c = t % C;
+                    const long n = t / C;
+                    const long ID = meta[12], IH = meta[13], IW = meta[14];
+                    const long KD = meta[20], KH = meta[21], KW = meta[22];
+                    const long d0 = od * meta[23] - meta[29], h0 = oh * meta[24] - meta[30], w0 = ow * meta[25] - meta[31];
+                    const long mode = meta[32];
+                    __global const float* s = S + n * meta[15] + c * meta[16];
+                    float mx = 0.0f;
+                    float sum = 0.0f;
+                    long count = 0;
+                    for (long kd = 0; kd < KD; kd++) {
+                        const long id = d0 + kd * meta[26];
+                        if (id < 0 || id >= ID) {
+                            continue;
+                        }
+                        for (long kh = 0; kh < KH; kh++) {
+                            const long ih = h0 + kh * meta[27];
+                            if (ih < 0 || ih >= IH) {
+                                continue;
+                            }
+                            for (long kw = 0; kw < KW; kw++) {
+                                const long iw = w0 + kw * meta[28];
+                                if (iw < 0 || iw >= IW) {
+                                    continue;
+                                }
+                                const float x = s[id * meta[17] + ih * meta[18] + iw * meta[19]];
+                                mx = (count == 0 || x > mx) ? x : mx;
+                                sum += x;
+                                count++;
+                            }
+                        }
+                    }
+                    float v;
+                    if (mode == 0) {
+                        v = count == 0 ? as_float((int) meta[33]) : mx;
+                    } else {
+                        const long div = mode == 1 ? KD * KH * KW : count;
+                        v = div == 0 ? 0.0f : sum / (float) div;
+                    }
+                    Y[n * meta[5] + c * meta[6] + od * meta[7] + oh * meta[8] + ow * meta[9]] = v;
+                }
+                """;
     }
 }

@@ -6,9 +6,12 @@ import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Modified;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.metatype.annotations.Designate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import io.partita.cache.CacheManager;
 import io.partita.gpu.internal.GpuBackend;
+import io.partita.gpu.internal.plan.Planner;
 import io.partita.spi.Backend;
 import io.partita.spi.ForwardingBackend;
 
@@ -20,6 +23,8 @@ import io.partita.spi.ForwardingBackend;
 @Component(service = Backend.class, configurationPid = "io.partita.gpu", property = "service.ranking:Integer=" + GpuBackend.DEFAULT_RANK)
 @Designate(ocd = GpuConfig.class)
 public class GpuBackendComponent extends ForwardingBackend {
+    private static final Logger LOG = LoggerFactory.getLogger(GpuBackendComponent.class);
+
     private final GpuBackend backend;
 
     @Activate
@@ -36,6 +41,11 @@ public class GpuBackendComponent extends ForwardingBackend {
     @Modified
     void configure(GpuConfig config) {
         backend.configure(config.enabled(), config.devices());
+        try {
+            backend.setMatMulKernel(Planner.MatMulKernel.parse(config.matmul_kernel()));
+        } catch (IllegalArgumentException e) {
+            LOG.error("io.partita.gpu refused: {}; the previous MatMul kernel stays", e.getMessage());
+        }
     }
 
     @Deactivate

@@ -33,7 +33,8 @@ public final class Claims {
             Set<Long> ids = new LinkedHashSet<>();
             ids.add(op.id());
             StringBuilder name = new StringBuilder(op.kind().spelling().toLowerCase(java.util.Locale.ROOT));
-            boolean fusable = op.kind() == OpKind.MatMul || Support.isElementwise(op.kind());
+            boolean fusable = op.kind() == OpKind.MatMul || op.kind() == OpKind.Convolution
+                    || Support.isElementwise(op.kind());
             Op cur = op;
             while (fusable && policy != PartitionPolicy.DEBUG) {
                 Op next = nextPostOp(graph, cur, taken);

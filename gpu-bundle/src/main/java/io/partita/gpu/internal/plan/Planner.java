@@ -8,6 +8,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.partita.cache.ConstantTensorCache;
 import io.partita.graph.LayoutType;
 import io.partita.graph.LogicalTensor;
 import io.partita.graph.Op;
@@ -31,24 +32,55 @@ public final class Planner {
 
     private final CompileRequest request;
     private final DeviceContext device;
+    private final boolean tiled;
     private final Map<Long, Integer> slotOf = new HashMap<>();
     private final List<Long> slotBytes = new ArrayList<>();
     private final List<Step> steps = new ArrayList<>();
 
-    private Planner(CompileRequest request, DeviceContext device) {
+    private Planner(CompileRequest request, DeviceContext device, boolean tiled) {
         this.request = request;
         this.device = device;
+        this.tiled = tiled;
+    }
+
+    /** Which MatMul kernel to generate: by device type, or one forced by configuration. */
+    public enum MatMulKernel {
+        /** Tiled through local memory on GPUs and accelerators, register rows on CPU devices. */
+        AUTO,
+        /** {@link Sources#matmul}. */
+        TILED,
+        /** {@link Sources#matmulRows}. */
+        ROWS;
+
+        /**
+         * @throws IllegalArgumentException naming the value and the accepted ones
+         */
+        public static MatMulKernel parse(String text) {
+            String t = text == null ? "" : text.trim();
+            for (MatMulKernel k : values()) {
+                if (k.name().equalsIgnoreCase(t)) {
+                    return k;
+                }
+            }
+            throw new IllegalArgumentException("matmul kernel '" + text + "': expected auto, tiled or rows");
+        }
     }
 
     /**
+     * @param cache the device's constant tensor cache (constant inputs stay on the device there)
+     * @param matmul which MatMul kernel to generate
      * @throws UnsupportedFeatureException naming the op when the partition holds something the kernels do not cover
      */
-    public static GpuKernel plan(CompileRequest request, DeviceContext device) {
-        if (device.device().maxWorkGroupSize() < (long) Sources.TILE * Sources.TILE) {
+    public static GpuKernel plan(CompileRequest request, DeviceContext device, ConstantTensorCache cache,
+            MatMulKernel matmul) {
+        boolean tiled = matmul == MatMulKernel.TILED || matmul == MatMulKernel.AUTO && !"cpu".equals(device.device().type())
+                && device.device().maxWorkGroupSize() >= (long) Sources.TILE * Sources.TILE;
+        if (tiled && device.device().maxWorkGroupSize() < (long) Sources.TILE * Sources.TILE) {
             throw new UnsupportedFeatureException("device " + device.device().name() + " allows work-groups of "
-                    + device.device().maxWorkGroupSize() + " items; the MatMul kernel needs " + Sources.TILE * Sources.TILE);
+                    + device.device().maxWorkGroupSize() + " items; the tiled MatMul kernel needs "
+                    + Sources.TILE * Sources.TILE + " (configure matmul.kernel=rows)");
         }
-        Planner p = new Planner(request, device);
+        Planner p = new Planner(request, device, tiled);
         for (LogicalTensor t : request.inputs()) {
             p.slotOf.put(t.id(), p.slotBytes.size());
             p.slotBytes.add(bytes(t));
@@ -66,8 +98,8 @@ public final class Planner {
             p.steps.forEach(Planner::release);
             throw e;
         }
-        return new GpuKernel(device, p.slotBytes.stream().mapToLong(Long::longValue).toArray(), request.inputs().size(),
-                upload, p.steps);
+        return new GpuKernel(device, p.slotBytes.stream().mapToLong(Long::longValue).toArray(), request.inputs(),
+                upload, p.steps, cache);
     }
 
     private static void release(Step s) {
@@ -81,6 +113,8 @@ public final class Planner {
         OpKind k = head.kind();
         if (k == OpKind.MatMul) {
             matmul(head, ops.subList(1, ops.size()));
+        } else if (k == OpKind.Convolution) {
+            convolution(head, ops.subList(1, ops.size()));
         } else if (Support.isElementwise(k) || Support.isCopy(k)) {
             elementwise(head, ops.subList(1, ops.size()));
         } else if (ops.size() > 1) {
@@ -90,6 +124,8 @@ public final class Planner {
             softmax(head);
         } else if (k == OpKind.LayerNorm) {
             layerNorm(head);
+        } else if (k == OpKind.MaxPool || k == OpKind.AvgPool) {
+            pooling(head);
         } else {
             throw new UnsupportedFeatureException(head.describe() + " has no kernel in the gpu engine");
         }
@@ -221,9 +257,14 @@ public final class Planner {
         for (int j = 0; j < ops; j++) {
             slots[3 + j] = operandSlots.get(j);
         }
-        long t = Sources.TILE;
-        add("matmul", Sources.matmul(chain, ops), "matmul", slots, meta, null,
-                new long[] {roundUp(n, t), batch * roundUp(m, t)}, new long[] {t, t});
+        if (tiled) {
+            long t = Sources.TILE;
+            add("matmul", Sources.matmul(chain, ops), "matmul", slots, meta, null,
+                    new long[] {roundUp(n, t), batch * roundUp(m, t)}, new long[] {t, t});
+        } else {
+            add("matmul", Sources.matmulRows(chain, ops), "matmul", slots, meta, null,
+                    new long[] {n, batch * ((m + Sources.ROWS - 1) / Sources.ROWS)}, null);
+        }
     }
 
     /** Appends the post-ops of a chain whose value starts as {@code value} (dims {@code dims}). */
@@ -314,6 +355,155 @@ public final class Planner {
         long[] meta = elementwiseMeta(total, r, dims.toArray(long[][]::new), strides.toArray(long[][]::new));
         add(k.spelling(), Sources.elementwise(inputs, expr, chain, operandSlots.size()), "eltwise",
                 slots.stream().mapToInt(Integer::intValue).toArray(), meta, null, new long[] {total}, null);
+    }
+
+    // ---- convolution and pooling, in canonical (n, c, d, h, w) geometry
+
+    /** Dims (or strides) of an activation tensor in n, c, d, h, w order; missing spatial dims are 1 (stride 0). */
+    private static long[] canonical(long[] v, boolean nxc, long pad) {
+        int ns = v.length - 2;
+        long[] r = {v[0], nxc ? v[v.length - 1] : v[1], pad, pad, pad};
+        for (int i = 0; i < ns; i++) {
+            r[2 + 3 - ns + i] = v[nxc ? 1 + i : 2 + i];
+        }
+        return r;
+    }
+
+    /** Spatial attribute values (kernel, strides, ...) padded in front to 3 with {@code fill}. */
+    private static long[] spatial3(long[] v, int ns, long fill) {
+        long[] r = {fill, fill, fill};
+        for (int i = 0; i < ns; i++) {
+            r[3 - ns + i] = v == null || i >= v.length ? fill : v[i];
+        }
+        return r;
+    }
+
+    /**
+     * Begin pads as oneDNN resolves auto_pad for a forward convolution or pooling: SAME_* splits
+     * {@code max(0, dilatedK - (in % s == 0 ? s : in % s))}, the odd element at the end (UPPER) or begin (LOWER).
+     */
+    private static long[] beginPads(Op op, long[] in, long[] k, long[] s, long[] dil) {
+        int ns = in.length;
+        String auto = op.hasAttr("auto_pad") ? op.stringAttr("auto_pad") : "None";
+        long[] given = op.hasAttr("pads_begin") ? op.longsAttr("pads_begin") : new long[0];
+        long[] b = new long[ns];
+        for (int i = 0; i < ns; i++) {
+            switch (auto) {
+                case "VALID" -> b[i] = 0;
+                case "SAME_UPPER", "SAME_LOWER" -> {
+                    long eff = (k[i] - 1) * dil[i] + 1;
+                    long total = Math.max(0, in[i] % s[i] == 0 ? eff - s[i] : eff - in[i] % s[i]);
+                    b[i] = "SAME_LOWER".equals(auto) ? (total + 1) / 2 : total / 2;
+                }
+                default -> b[i] = i < given.length ? given[i] : 0;
+            }
+        }
+        return b;
+    }
+
+    private static long[] spatialOf(long[] dims, boolean nxc) {
+        return Arrays.copyOfRange(dims, nxc ? 1 : 2, nxc ? dims.length - 1 : dims.length);
+    }
+
+    private static long[] longsOr(Op op, String attr, int ns, long fill) {
+        if (op.hasAttr(attr)) {
+            return op.longsAttr(attr);
+        }
+        long[] r = new long[ns];
+        Arrays.fill(r, fill);
+        return r;
+    }
+
+    private void convolution(Op conv, List<Op> posts) {
+        LogicalTensor x = conv.input(0);
+        LogicalTensor w = conv.input(1);
+        Op last = posts.isEmpty() ? conv : posts.get(posts.size() - 1);
+        LogicalTensor y = last.output(0);
+        long[] out = conv.output(0).dims();
+        boolean nxc = !conv.hasAttr("data_format") || "NXC".equals(conv.stringAttr("data_format"));
+        boolean oix = conv.hasAttr("weights_format") && "OIX".equals(conv.stringAttr("weights_format"));
+        int ns = x.ndims() - 2;
+        long[] wd = w.dims();
+        long[] ws = strides(w);
+        int wr = wd.length;
+        long[] kernel = oix ? Arrays.copyOfRange(wd, 2, wr) : Arrays.copyOfRange(wd, 0, wr - 2);
+        long[] wCanon = new long[5];
+        wCanon[0] = oix ? ws[0] : ws[wr - 1];
+        wCanon[1] = oix ? ws[1] : ws[wr - 2];
+        for (int i = 0; i < ns; i++) {
+            wCanon[2 + 3 - ns + i] = oix ? ws[2 + i] : ws[i];
+        }
+        long oc = oix ? wd[0] : wd[wr - 1];
+        long icpg = oix ? wd[1] : wd[wr - 2];
+        long groups = conv.hasAttr("groups") ? conv.longAttr("groups") : 1;
+        long[] st = longsOr(conv, "strides", ns, 1);
+        long[] dil = longsOr(conv, "dilations", ns, 1);
+        long[] pads = beginPads(conv, spatialOf(x.dims(), nxc), kernel, st, dil);
+
+        List<PostOp> chain = new ArrayList<>();
+        List<long[]> operandStrides = new ArrayList<>();
+        List<Integer> operandSlots = new ArrayList<>();
+        if (conv.inputs().size() > 2) {
+            // the bias input: one value per output channel
+            long[] bs = new long[out.length];
+            bs[nxc ? out.length - 1 : 1] = conv.input(2).dims()[0] == 1 ? 0 : strides(conv.input(2))[0];
+            chain.add(new PostOp(Op.builder(conv.id(), OpKind.Add).build(), 0, false));
+            operandStrides.add(bs);
+            operandSlots.add(slot(conv.input(2)));
+        }
+        epilogue(posts, conv.output(0), out, chain, operandStrides, operandSlots);
+        int ops = operandSlots.size();
+        long[] meta = new long[Sources.CONV_HEADER + 5 * ops];
+        put(meta, 0, canonical(out, nxc, 1));
+        put(meta, 5, canonical(strides(y), nxc, 0));
+        put(meta, 10, canonical(x.dims(), nxc, 1));
+        put(meta, 15, canonical(strides(x), nxc, 0));
+        put(meta, 20, wCanon);
+        put(meta, 25, spatial3(kernel, ns, 1));
+        put(meta, 28, spatial3(st, ns, 1));
+        put(meta, 31, spatial3(dil, ns, 1));
+        put(meta, 34, spatial3(pads, ns, 0));
+        meta[37] = icpg;
+        meta[38] = oc / groups;
+        for (int j = 0; j < ops; j++) {
+            put(meta, Sources.CONV_HEADER + 5 * j, canonical(operandStrides.get(j), nxc, 0));
+        }
+        int[] slots = new int[3 + ops];
+        slots[0] = slot(x);
+        slots[1] = slot(w);
+        slots[2] = slot(y);
+        for (int j = 0; j < ops; j++) {
+            slots[3 + j] = operandSlots.get(j);
+        }
+        add("convolution", Sources.convolution(chain, ops), "conv", slots, meta, null, new long[] {count(out)}, null);
+    }
+
+    private void pooling(Op op) {
+        LogicalTensor x = op.input(0);
+        LogicalTensor y = op.output(0);
+        boolean nxc = !op.hasAttr("data_format") || "NXC".equals(op.stringAttr("data_format"));
+        int ns = x.ndims() - 2;
+        long[] k = op.longsAttr("kernel");
+        long[] st = longsOr(op, "strides", ns, 1);
+        long[] dil = longsOr(op, "dilations", ns, 1);
+        long[] pads = beginPads(op, spatialOf(x.dims(), nxc), k, st, dil);
+        long[] meta = new long[34];
+        put(meta, 0, canonical(y.dims(), nxc, 1));
+        put(meta, 5, canonical(strides(y), nxc, 0));
+        put(meta, 10, canonical(x.dims(), nxc, 1));
+        put(meta, 15, canonical(strides(x), nxc, 0));
+        put(meta, 20, spatial3(k, ns, 1));
+        put(meta, 23, spatial3(st, ns, 1));
+        put(meta, 26, spatial3(dil, ns, 1));
+        put(meta, 29, spatial3(pads, ns, 0));
+        meta[32] = op.kind() == OpKind.MaxPool ? 0 : op.boolAttr("exclude_pad") ? 2 : 1;
+        meta[33] = Float.floatToRawIntBits(-Float.MAX_VALUE);
+        add(op.kind().spelling(), Sources.pooling(), "pool", new int[] {slot(x), slot(y)}, meta, null,
+                new long[] {count(y.dims())}, null);
+    }
+
+    private static void put(long[] meta, int at, long[] v) {
+        System.arraycopy(v, 0, meta, at, v.length);
     }
 
     // ---- row kernels

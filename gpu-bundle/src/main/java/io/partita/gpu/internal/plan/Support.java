@@ -25,7 +25,8 @@ final class Support {
     static boolean supports(Op op) {
         OpKind k = op.kind();
         boolean kind = isElementwise(k) || isCopy(k) || k == OpKind.MatMul || k == OpKind.LayerNorm
-                || (k == OpKind.SoftMax && op.outputs().size() == 1);
+                || (k == OpKind.SoftMax && op.outputs().size() == 1)
+                || ((k == OpKind.Convolution || k == OpKind.MaxPool || k == OpKind.AvgPool) && spatial(op));
         if (!kind) {
             return false;
         }
@@ -40,6 +41,12 @@ final class Support {
             }
         }
         return true;
+    }
+
+    /** One to three spatial dims: the kernels index 3-D geometry. */
+    private static boolean spatial(Op op) {
+        int r = op.input(0).ndims();
+        return r >= 3 && r <= 5;
     }
 
     /** f32 with static dims; strided (or a layout left to the backend), never opaque. */
