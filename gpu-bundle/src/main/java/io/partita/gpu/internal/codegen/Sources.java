@@ -72,46 +72,56 @@ public final class Sources {
     public static final int ROWS = 8;
 
     /**
+     * Work items per group of {@link #matmulRows} along the columns: a CPU driver runs them as the
+     * lanes of its vector registers, so this should cover the widest vector (16 floats).
+     */
+    public static final int LANES = 16;
+
+    /**
      * MatMul for devices whose compute units are CPU cores (PoCL): no local memory or barriers;
      * each work item computes {@value #ROWS} rows of one column of C in registers, so the work
      * items of a group, which such drivers run as SIMD lanes, read consecutive columns of B and
      * share each element of A. Global size (N, batch x ceil(M / ROWS)); same meta as {@link #matmul}.
      */
-    public static String matmulRows(List<PostOp> posts, int operands) {
+    public static String matmulRows(List<PostOp> posts, int operands, boolean unitColumns, boolean narrow) {
         StringBuilder params = new StringBuilder();
         for (int j = 0; j < operands; j++) {
             params.append(", __global const float* P").append(j);
         }
-        String epilogue = PostOp.epilogue(posts, j -> "P" + j + "[bt[" + (3 + j) + "] + m * meta[" + (9 + 2 * j)
-                + "] + n * meta[" + (10 + 2 * j) + "]]");
-        return Eltwise.PRELUDE + "#define RM " + ROWS + "\n" + """
+        String epilogue = PostOp.epilogue(posts, j -> "P" + j + "[bt[" + (3 + j) + "] + m * (IDX) meta[" + (9 + 2 * j)
+                + "] + n * (IDX) meta[" + (10 + 2 * j) + "]]");
+        // Literal unit strides and 32-bit indices let drivers that run work items as SIMD lanes
+        // (PoCL) turn the column loads and stores into vector accesses instead of gathers.
+        String defines = "#define RM " + ROWS + "\n#define IDX " + (narrow ? "int" : "long") + "\n#define SBN "
+                + (unitColumns ? "1" : "((IDX) meta[6])") + "\n#define SCN " + (unitColumns ? "1" : "((IDX) meta[8])") + "\n";
+        return Eltwise.PRELUDE + defines + """
                 __kernel void matmul(__global const float* A, __global const float* B, __global float* C%s, __global const long* meta) {
-                    const long M = meta[0], N = meta[1], K = meta[2];
-                    const long sAm = meta[3], sAk = meta[4], sBk = meta[5], sCm = meta[7], sCn = meta[8];
-                    const long n = get_global_id(0);
+                    const IDX M = (IDX) meta[0], N = (IDX) meta[1], K = (IDX) meta[2];
+                    const IDX sAm = (IDX) meta[3], sAk = (IDX) meta[4], sBk = (IDX) meta[5], sCm = (IDX) meta[7];
+                    const IDX n = (IDX) get_global_id(0);
                     if (n >= N) {
                         return;
                     }
-                    const long mBlocks = (M + RM - 1) / RM;
-                    const long b = get_global_id(1) / mBlocks;
-                    const long m0 = (get_global_id(1) %% mBlocks) * RM;
+                    const IDX mBlocks = (M + RM - 1) / RM;
+                    const IDX b = (IDX) get_global_id(1) / mBlocks;
+                    const IDX m0 = ((IDX) get_global_id(1) %% mBlocks) * RM;
                     __global const long* bt = meta + %d + b * %d;
                     __global const float* a = A + bt[0] + m0 * sAm;
-                    __global const float* w = B + bt[1] + n * meta[6];
+                    __global const float* w = B + bt[1] + n * SBN;
                     float acc[RM];
                     for (int r = 0; r < RM; r++) {
                         acc[r] = 0.0f;
                     }
-                    const int rows = (int) min((long) RM, M - m0);
+                    const int rows = (int) min((IDX) RM, M - m0);
                     if (rows == RM) {
-                        for (long k = 0; k < K; k++) {
+                        for (IDX k = 0; k < K; k++) {
                             const float bv = w[k * sBk];
                             for (int r = 0; r < RM; r++) {
                                 acc[r] = fma(a[r * sAm + k * sAk], bv, acc[r]);
                             }
                         }
                     } else {
-                        for (long k = 0; k < K; k++) {
+                        for (IDX k = 0; k < K; k++) {
                             const float bv = w[k * sBk];
                             for (int r = 0; r < rows; r++) {
                                 acc[r] = fma(a[r * sAm + k * sAk], bv, acc[r]);
@@ -119,9 +129,9 @@ public final class Sources {
                         }
                     }
                     for (int r = 0; r < rows; r++) {
-                        const long m = m0 + r;
+                        const IDX m = m0 + r;
                         float v = acc[r];
-                %s        C[bt[2] + m * sCm + n * sCn] = v;
+                %s        C[bt[2] + m * sCm + n * SCN] = v;
                     }
                 }
                 """.formatted(params, matmulHeader(operands), 3 + operands, epilogue);

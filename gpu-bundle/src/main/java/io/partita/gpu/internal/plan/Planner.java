@@ -262,8 +262,15 @@ public final class Planner {
             add("matmul", Sources.matmul(chain, ops), "matmul", slots, meta, null,
                     new long[] {roundUp(n, t), batch * roundUp(m, t)}, new long[] {t, t});
         } else {
-            add("matmul", Sources.matmulRows(chain, ops), "matmul", slots, meta, null,
-                    new long[] {n, batch * ((m + Sources.ROWS - 1) / Sources.ROWS)}, null);
+            boolean unit = sBn == 1 && (nDim < 0 ? 0 : sc[nDim]) == 1;
+            long extent = 0;
+            for (int sl : slots) {
+                extent = Math.max(extent, slotBytes.get(sl) / F32);
+            }
+            boolean narrow = extent < Integer.MAX_VALUE && Math.max(m, Math.max(n, kk)) < Integer.MAX_VALUE;
+            add("matmul", Sources.matmulRows(chain, ops, unit, narrow), "matmul", slots, meta, null,
+                    new long[] {roundUp(n, Sources.LANES), batch * ((m + Sources.ROWS - 1) / Sources.ROWS)},
+                    new long[] {Sources.LANES, 1});
         }
     }
 
