@@ -10,17 +10,17 @@ import io.partita.graph.Engine;
 import io.partita.graph.EngineKind;
 
 /**
- * {@code run --engine gpu} on the OpenCL device (PoCL in CI): the examples' partitions all go to
+ * {@code run --engine gpu} on the OpenCL device (PoCL in CI): every example's partitions go to
  * the gpu backend and {@code --check} compares them with the reference backend on the CPU.
  */
 class RunGpuEngineTest {
 
     @Test
     void examplesRunOnTheGpuEngineAndPassTheCheck() {
-        for (String example : new String[] {"mlp.json", "attention.json"}) {
+        for (String example : new String[] {"mlp.json", "attention.json", "resnet_block.json"}) {
             String text = CliRun.expect(0, "run", RunCheckExamplesTest.example(example).toString(), "--iterations", "1",
                     "--engine", "gpu:0", "--check");
-            assertTrue(text.contains("gpu        matmul"), text);
+            assertTrue(text.contains("gpu        matmul") || text.contains("gpu        convolution_add_relu"), text);
             assertTrue(text.lines().filter(l -> l.matches("\\s+\\d+\\s+\\w+\\s+\\w+\\s.*"))
                     .allMatch(l -> l.trim().split("\\s+")[1].equals("gpu")), "every partition on gpu:\n" + text);
             assertTrue(text.contains("check: reference backend on cpu (the graph ran on gpu.0)"), text);
