@@ -71,7 +71,7 @@ public class LauncherIT {
     public void theGpuEngineRunsTheMlpInTheContainerAndFollowsItsConfiguration() throws Exception {
         Run r = partita(null, "run", example("mlp.json").toString(), "--iterations", "3", "--engine", "gpu:0", "--check");
         assertEquals(r.out, 0, r.code);
-        assertTrue(r.out, r.out.contains("gpu        matmul_biasadd_relu"));
+        assertTrue(r.out, r.out.contains("gpu        graph_of_3_kernels"));
         assertTrue(r.out, r.out.matches("(?s).*first iteration: [^\\n]*\\(constants: 6 prepared, .*"));
         assertTrue(r.out, r.out.matches("(?s).*steady state over 3 iterations: median [^\\n]*\\(constants: 18 reused\\).*"));
         assertTrue(r.out, r.out.contains("check: all 1 outputs match the reference backend"));

@@ -1,90 +1,63 @@
 package io.partita.gpu.internal.plan;
 
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 
-import io.partita.graph.LogicalTensor;
 import io.partita.graph.Op;
-import io.partita.graph.OpKind;
 import io.partita.graph.PartitionPolicy;
 import io.partita.spi.Claim;
 import io.partita.spi.GraphView;
 
 /**
- * Claims, in topological order: a MatMul or elementwise op together with the chain of
- * elementwise ops that follows it (each the only reader of the previous result, same dims, other
- * operand broadcast into them) as one partition whose epilogue the kernel evaluates in registers;
- * every other supported op alone. The DEBUG policy claims single ops only.
+ * Claims for the gpu engine. With the FUSION policy, when no other backend claimed an op and
+ * every op is one the engine runs, the whole graph becomes one partition: its intermediates then stay in device
+ * memory and only graph inputs and outputs cross to and from the host. Otherwise each kernel group
+ * ({@link Groups}: a MatMul, Convolution or elementwise op with its chain of elementwise post-ops,
+ * or a single op) is a partition of its own. The DEBUG policy claims single ops.
  */
 public final class Claims {
     private Claims() {
     }
 
     public static List<Claim> claim(GraphView graph, PartitionPolicy policy) {
-        List<Claim> claims = new ArrayList<>();
-        Set<Long> taken = new HashSet<>();
-        for (Op op : graph.ops()) {
-            if (graph.isClaimed(op.id()) || taken.contains(op.id()) || !Support.supports(op)) {
-                continue;
+        boolean fuse = policy != PartitionPolicy.DEBUG;
+        Groups.View view = new Groups.View() {
+            @Override
+            public List<Op> ops() {
+                return graph.ops();
             }
+
+            @Override
+            public boolean available(Op op) {
+                return !graph.isClaimed(op.id()) && Support.supports(op);
+            }
+
+            @Override
+            public boolean leaves(long tensorId) {
+                return graph.isGraphOutput(tensorId);
+            }
+
+            @Override
+            public List<Op> consumers(long tensorId) {
+                return graph.consumers(tensorId);
+            }
+        };
+        List<Groups.Group> groups = Groups.split(view, fuse);
+        // only a graph nobody else claimed from: a partial one could make the union non-convex
+        boolean everything = graph.ops().stream().allMatch(op -> !graph.isClaimed(op.id()) && Support.supports(op));
+        if (fuse && everything && groups.size() > 1) {
             Set<Long> ids = new LinkedHashSet<>();
-            ids.add(op.id());
-            StringBuilder name = new StringBuilder(op.kind().spelling().toLowerCase(java.util.Locale.ROOT));
-            boolean fusable = op.kind() == OpKind.MatMul || op.kind() == OpKind.Convolution
-                    || Support.isElementwise(op.kind());
-            Op cur = op;
-            while (fusable && policy != PartitionPolicy.DEBUG) {
-                Op next = nextPostOp(graph, cur, taken);
-                if (next == null) {
-                    break;
-                }
-                ids.add(next.id());
-                name.append('_').append(next.kind().spelling().toLowerCase(java.util.Locale.ROOT));
-                cur = next;
-            }
-            taken.addAll(ids);
-            claims.add(new Claim(ids, name.toString()));
+            groups.forEach(g -> g.ops().forEach(op -> ids.add(op.id())));
+            return List.of(new Claim(ids, "graph_of_" + groups.size() + "_kernels"));
+        }
+        List<Claim> claims = new ArrayList<>();
+        for (Groups.Group g : groups) {
+            Set<Long> ids = new LinkedHashSet<>();
+            g.ops().forEach(op -> ids.add(op.id()));
+            claims.add(new Claim(ids, g.name()));
         }
         return claims;
-    }
-
-    /** The op that can join the chain after {@code cur}, or null. */
-    private static Op nextPostOp(GraphView graph, Op cur, Set<Long> taken) {
-        if (cur.outputs().size() != 1) {
-            return null;
-        }
-        LogicalTensor v = cur.output(0);
-        if (graph.isGraphOutput(v.id())) {
-            return null;
-        }
-        List<Op> readers = graph.consumers(v.id());
-        if (readers.size() != 1) {
-            return null;
-        }
-        Op next = readers.get(0);
-        if (graph.isClaimed(next.id()) || taken.contains(next.id()) || !Support.supports(next)
-                || !Support.isElementwise(next.kind()) || next.outputs().size() != 1
-                || !java.util.Arrays.equals(next.output(0).dims(), v.dims())) {
-            return null;
-        }
-        if (next.inputs().size() == 1) {
-            return next;
-        }
-        if (next.inputs().size() != 2) {
-            return null;
-        }
-        boolean first = next.input(0).id() == v.id();
-        boolean second = next.input(1).id() == v.id();
-        if (first == second) {
-            return null; // both operands are the chain's value (x * x): not an epilogue with one extra operand
-        }
-        if (next.kind() == OpKind.BiasAdd) {
-            return first ? next : null;
-        }
-        LogicalTensor other = next.input(first ? 1 : 0);
-        return Support.broadcastsTo(other, v.dims()) ? next : null;
     }
 }

@@ -34,6 +34,7 @@ public final class Planner {
     private final DeviceContext device;
     private final boolean tiled;
     private final Map<Long, Integer> slotOf = new HashMap<>();
+    private final Map<Long, LogicalTensor> ports = new HashMap<>();
     private final List<Long> slotBytes = new ArrayList<>();
     private final List<Step> steps = new ArrayList<>();
 
@@ -82,12 +83,14 @@ public final class Planner {
         }
         Planner p = new Planner(request, device, tiled);
         for (LogicalTensor t : request.inputs()) {
+            p.ports.put(t.id(), t);
             p.slotOf.put(t.id(), p.slotBytes.size());
             p.slotBytes.add(bytes(t));
         }
         boolean[] upload = new boolean[request.outputs().size()];
         for (int i = 0; i < upload.length; i++) {
             LogicalTensor t = request.outputs().get(i);
+            p.ports.put(t.id(), t);
             p.slotOf.put(t.id(), p.slotBytes.size());
             p.slotBytes.add(bytes(t));
             upload[i] = !isDense(t);
@@ -107,19 +110,41 @@ public final class Planner {
         org.jocl.CL.clReleaseMemObject(s.meta());
     }
 
+    /**
+     * Plans each kernel group of the partition; groups run in the order of their last op, which
+     * comes after the producers of everything the group reads (a producer inside another group is
+     * that group's last op, since chain members have no reader outside their chain).
+     */
     private void build() {
         List<Op> ops = request.ops();
-        Op head = ops.get(0);
+        List<Groups.Group> groups = new ArrayList<>(Groups.split(Groups.of(ops, request.outputs()), ops.size() > 1));
+        Map<Long, Integer> position = new HashMap<>();
+        for (int i = 0; i < ops.size(); i++) {
+            position.put(ops.get(i).id(), i);
+        }
+        groups.sort(java.util.Comparator.comparingInt(g -> position.get(g.ops().get(g.ops().size() - 1).id())));
+        int covered = 0;
+        for (Groups.Group g : groups) {
+            group(g.ops().get(0), g.ops().subList(1, g.ops().size()));
+            covered += g.ops().size();
+        }
+        if (covered != ops.size()) {
+            throw new UnsupportedFeatureException("the gpu engine has kernels for " + covered + " of the " + ops.size()
+                    + " ops of partition " + request.partitionId());
+        }
+    }
+
+    private void group(Op head, List<Op> posts) {
         OpKind k = head.kind();
+        if (!Support.supports(head)) {
+            throw new UnsupportedFeatureException(head.describe() + " has no kernel in the gpu engine");
+        }
         if (k == OpKind.MatMul) {
-            matmul(head, ops.subList(1, ops.size()));
+            matmul(head, posts);
         } else if (k == OpKind.Convolution) {
-            convolution(head, ops.subList(1, ops.size()));
+            convolution(head, posts);
         } else if (Support.isElementwise(k) || Support.isCopy(k)) {
-            elementwise(head, ops.subList(1, ops.size()));
-        } else if (ops.size() > 1) {
-            throw new UnsupportedFeatureException(head.describe() + ": the gpu engine fuses only MatMul and elementwise"
-                    + " heads with post-ops, not " + ops.size() + " ops");
+            elementwise(head, posts);
         } else if (k == OpKind.SoftMax) {
             softmax(head);
         } else if (k == OpKind.LayerNorm) {
@@ -137,9 +162,13 @@ public final class Planner {
         return t.layoutType() != LayoutType.STRIDED || t.isDense();
     }
 
-    /** Strides in elements; the backend picks dense row-major where the layout is left open. */
-    static long[] strides(LogicalTensor t) {
-        return t.layoutType() == LayoutType.STRIDED ? t.strides() : LogicalTensor.denseStrides(t.dims());
+    /**
+     * Strides in elements, from the partition's port description where the tensor is a port (the
+     * ops may describe it with its layout still open); dense row-major where the layout is open.
+     */
+    private long[] strides(LogicalTensor t) {
+        LogicalTensor d = ports.getOrDefault(t.id(), t);
+        return d.layoutType() == LayoutType.STRIDED ? d.strides() : LogicalTensor.denseStrides(d.dims());
     }
 
     private static long bytes(LogicalTensor t) {
@@ -149,8 +178,9 @@ public final class Planner {
     private int slot(LogicalTensor t) {
         Integer s = slotOf.get(t.id());
         if (s == null) {
-            // an op output that does not leave the partition (a statistic nobody reads): scratch
-            s = scratch(t.elementCount());
+            // a tensor inside the partition (between kernel groups, or a statistic nobody reads): device scratch
+            slotBytes.add(bytes(t));
+            s = slotBytes.size() - 1;
             slotOf.put(t.id(), s);
         }
         return s;
@@ -608,7 +638,7 @@ public final class Planner {
     }
 
     /** Strides of {@code t} over {@code dims} under numpy broadcasting: 0 where it is broadcast. */
-    static long[] broadcastStrides(LogicalTensor t, long[] dims) {
+    private long[] broadcastStrides(LogicalTensor t, long[] dims) {
         long[] d = t.dims();
         long[] s = strides(t);
         long[] r = new long[dims.length];
@@ -620,7 +650,7 @@ public final class Planner {
     }
 
     /** A BiasAdd's bias over the output dims: along the channel dim (last for NXC, 1 for NCX), 0 elsewhere. */
-    private static long[] biasStrides(Op op, LogicalTensor bias, long[] dims) {
+    private long[] biasStrides(Op op, LogicalTensor bias, long[] dims) {
         boolean ncx = op.hasAttr("data_format") && "NCX".equals(op.stringAttr("data_format"));
         int channel = ncx && dims.length > 1 ? 1 : dims.length - 1;
         long[] r = new long[dims.length];
