@@ -52,12 +52,12 @@ class ConvPoolAgainstReferenceTest {
         "1,5,10,9,7,3,3,2,2,1,1,2,1,1,2,1,VALID,true,false",
         "1,4,10,10,4,3,3,1,1,1,1,-1,0,0,-2,1,None,true,true"})
     void convolution(String spec) {
-        AgainstReference.check(g -> g.add(conv(spec).build()), spec.hashCode());
+        AgainstReference.checkBothMatMulKernels(g -> g.add(conv(spec).build()), spec.hashCode());
     }
 
     @Test
     void convolutionBiasAndPostOpsFuse() {
-        List<Partition> parts = AgainstReference.check(g -> {
+        List<Partition> parts = AgainstReference.checkBothMatMulKernels(g -> {
             g.add(conv("2,5,9,7,11,3,3,1,1,1,1,1,1,1,1,1,None,true,true").input(constant(3, 11)).build());
             g.add(Op.builder(1, OpKind.Add).inputs(out(2), f32(4, 2, 1, 1, 11)).output(out(5)).build());
             g.add(Op.builder(2, OpKind.ReLU).input(out(5)).output(out(6)).build());
@@ -68,11 +68,11 @@ class ConvPoolAgainstReferenceTest {
 
     @Test
     void oneAndThreeSpatialDims() {
-        AgainstReference.check(g -> g.add(Op.builder(0, OpKind.Convolution).inputs(f32(0, 2, 3, 13), constant(1, 5, 3, 3))
+        AgainstReference.checkBothMatMulKernels(g -> g.add(Op.builder(0, OpKind.Convolution).inputs(f32(0, 2, 3, 13), constant(1, 5, 3, 3))
                 .output(out(2)).attr("strides", new long[] {2}).attr("dilations", new long[] {1})
                 .attr("pads_begin", new long[] {1}).attr("pads_end", new long[] {1})
                 .attr("data_format", "NCX").attr("weights_format", "OIX").build()), 7);
-        AgainstReference.check(g -> g.add(Op.builder(0, OpKind.Convolution)
+        AgainstReference.checkBothMatMulKernels(g -> g.add(Op.builder(0, OpKind.Convolution)
                 .inputs(f32(0, 1, 5, 6, 7, 3), constant(1, 2, 3, 3, 3, 4)).output(out(2)).attr("strides", 1L, 2L, 1L)
                 .attr("dilations", 1L, 1L, 2L).attr("pads_begin", 1L, 0L, 2L).attr("pads_end", 0L, 1L, 2L)
                 .attr("data_format", "NXC").attr("weights_format", "XIO").build()), 8);
@@ -83,7 +83,7 @@ class ConvPoolAgainstReferenceTest {
         "AvgPool,NXC,false,ceil,None", "AvgPool,NCX,false,floor,SAME_UPPER", "MaxPool,NXC,false,floor,SAME_LOWER"})
     void pooling(String kind, String format, boolean excludePad, String rounding, String autoPad) {
         long[] src = "NCX".equals(format) ? new long[] {2, 5, 11, 9} : new long[] {2, 11, 9, 5};
-        AgainstReference.check(g -> {
+        AgainstReference.checkBothMatMulKernels(g -> {
             Op.Builder b = Op.builder(0, OpKind.valueOf(kind)).input(f32(0, src)).output(out(1))
                     .attr("kernel", 3L, 2L).attr("strides", 2L, 2L).attr("pads_begin", 1L, 0L).attr("pads_end", 1L, 1L)
                     .attr("data_format", format).attr("rounding_type", rounding).attr("auto_pad", autoPad);

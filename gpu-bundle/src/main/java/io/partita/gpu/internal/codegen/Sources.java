@@ -342,6 +342,89 @@ public final class Sources {
     }
 
     /**
+     * Convolution as an implicit GEMM for CPU OpenCL devices: rows are output pixels, columns
+     * output channels, the reduction runs over input channels and kernel positions without an
+     * im2col buffer. Each work item computes {@value #ROWS} consecutive pixels of one output
+     * channel; the lanes of a group take consecutive channels, so weight loads are contiguous
+     * (unit channel stride, e.g. XIO weights) and source loads are shared. Global size (OC rounded
+     * to {@value #LANES}, ceil(N * OD * OH * OW / ROWS)); same meta as {@link #convolution}.
+     */
+    public static String convolutionRows(List<PostOp> posts, int operands, boolean unitChannels) {
+        StringBuilder params = new StringBuilder();
+        for (int j = 0; j < operands; j++) {
+            params.append(", __global const float* P").append(j);
+        }
+        String epilogue = PostOp.epilogue(posts, j -> {
+            int b = CONV_HEADER + 5 * j;
+            return "P" + j + "[n * meta[" + b + "] + oc * meta[" + (b + 1) + "] + od * meta[" + (b + 2) + "] + oh * meta["
+                    + (b + 3) + "] + ow * meta[" + (b + 4) + "]]";
+        });
+        String defines = "#define RM " + ROWS + "\n#define SWO " + (unitChannels ? "1" : "meta[20]") + "\n";
+        return Eltwise.PRELUDE + defines + """
+                __kernel void conv(__global const float* S, __global const float* W, __global float* Y%s, __global const long* meta) {
+                    const long OC = meta[1], OD = meta[2], OH = meta[3], OW = meta[4];
+                    const long oc = get_global_id(0);
+                    if (oc >= OC) {
+                        return;
+                    }
+                    const long pixels = meta[0] * OD * OH * OW;
+                    const long p0 = get_global_id(1) * RM;
+                    const long ID = meta[12], IH = meta[13], IW = meta[14];
+                    const long KD = meta[25], KH = meta[26], KW = meta[27];
+                    const long icpg = meta[37];
+                    const long g = oc / meta[38];
+                    long base[RM];
+                    long d0[RM], h0[RM], w0[RM];
+                    float acc[RM];
+                    const int rows = (int) min((long) RM, pixels - p0);
+                    for (int r = 0; r < RM; r++) {
+                        const long p = p0 + (r < rows ? r : 0);
+                        const long ow = p %% OW;
+                        long t = p / OW;
+                        const long oh = t %% OH;
+                        t /= OH;
+                        const long od = t %% OD;
+                        const long n = t / OD;
+                        base[r] = n * meta[15] + g * icpg * meta[16];
+                        d0[r] = od * meta[28] - meta[34];
+                        h0[r] = oh * meta[29] - meta[35];
+                        w0[r] = ow * meta[30] - meta[36];
+                        acc[r] = 0.0f;
+                    }
+                    __global const float* w = W + oc * SWO;
+                    for (long ic = 0; ic < icpg; ic++) {
+                        for (long kd = 0; kd < KD; kd++) {
+                            for (long kh = 0; kh < KH; kh++) {
+                                for (long kw = 0; kw < KW; kw++) {
+                                    const float wv = w[ic * meta[21] + kd * meta[22] + kh * meta[23] + kw * meta[24]];
+                                    for (int r = 0; r < RM; r++) {
+                                        const long id = d0[r] + kd * meta[31];
+                                        const long ih = h0[r] + kh * meta[32];
+                                        const long iw = w0[r] + kw * meta[33];
+                                        const bool in = id >= 0 && id < ID && ih >= 0 && ih < IH && iw >= 0 && iw < IW;
+                                        const float x = in ? S[base[r] + ic * meta[16] + id * meta[17] + ih * meta[18] + iw * meta[19]] : 0.0f;
+                                        acc[r] = fma(x, wv, acc[r]);
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    for (int r = 0; r < rows; r++) {
+                        const long p = p0 + r;
+                        const long ow = p %% OW;
+                        long t = p / OW;
+                        const long oh = t %% OH;
+                        t /= OH;
+                        const long od = t %% OD;
+                        const long n = t / OD;
+                        float v = acc[r];
+                %s        Y[n * meta[5] + oc * meta[6] + od * meta[7] + oh * meta[8] + ow * meta[9]] = v;
+                    }
+                }
+                """.formatted(params, epilogue);
+    }
+
+    /**
      * Max or average pooling, one output element per work item. Meta: out dims N C OD OH OW, out
      * strides, src dims, src strides, kernel, strides, dilations, begin pads (3 each), mode (0 max,
      * 1 average over the whole window, 2 average over its in-range positions), lowest value as float bits.

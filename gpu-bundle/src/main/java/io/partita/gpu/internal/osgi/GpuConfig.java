@@ -17,8 +17,9 @@ import io.partita.gpu.internal.GpuBackend;
             + " of device names, e.g. '1,0' or 'NVIDIA'. Empty: every device.")
     String devices() default "";
 
-    @AttributeDefinition(name = "MatMul kernel", description = "auto (tiled in local memory on GPUs, register rows on"
-            + " CPU devices such as PoCL), tiled or rows; applies to partitions compiled afterwards.")
+    @AttributeDefinition(name = "MatMul kernel", description = "auto (MatMul tiled in local memory and direct Convolution"
+            + " on GPUs; register rows and implicit-GEMM Convolution on CPU devices such as PoCL), tiled or rows; applies"
+            + " to partitions compiled afterwards.")
     String matmul_kernel() default "auto";
 
     @AttributeDefinition(name = "Rank", description = "Service ranking: backends with a higher rank claim ops first.")

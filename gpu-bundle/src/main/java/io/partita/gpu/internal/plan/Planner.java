@@ -46,11 +46,14 @@ public final class Planner {
 
     /** Which MatMul kernel to generate: by device type, or one forced by configuration. */
     public enum MatMulKernel {
-        /** Tiled through local memory on GPUs and accelerators, register rows on CPU devices. */
+        /**
+         * Tiled through local memory on GPUs and accelerators, register rows on CPU devices (for
+         * Convolution: direct on GPUs, implicit GEMM rows on CPU devices).
+         */
         AUTO,
-        /** {@link Sources#matmul}. */
+        /** {@link Sources#matmul} and {@link Sources#convolution}. */
         TILED,
-        /** {@link Sources#matmulRows}. */
+        /** {@link Sources#matmulRows} and {@link Sources#convolutionRows}. */
         ROWS;
 
         /**
@@ -512,7 +515,18 @@ public final class Planner {
         for (int j = 0; j < ops; j++) {
             slots[3 + j] = operandSlots.get(j);
         }
-        add("convolution", Sources.convolution(chain, ops), "conv", slots, meta, null, new long[] {count(out)}, null);
+        // The implicit GEMM pays off where output channels are innermost in the weights and the dst
+        // (XIO, NXC): its lanes then load and store contiguously; otherwise (OIX, NCX) the direct
+        // kernel's lanes, consecutive output columns, are the contiguous ones.
+        boolean channelsInnermost = wCanon[0] == 1 && meta[6] == 1;
+        if (tiled || !channelsInnermost) {
+            add("convolution", Sources.convolution(chain, ops), "conv", slots, meta, null, new long[] {count(out)}, null);
+        } else {
+            long pixels = count(out) / Math.max(oc, 1);
+            add("convolution", Sources.convolutionRows(chain, ops, true), "conv", slots, meta, null,
+                    new long[] {roundUp(oc, Sources.LANES), (pixels + Sources.ROWS - 1) / Sources.ROWS},
+                    new long[] {Sources.LANES, 1});
+        }
     }
 
     private void pooling(Op op) {
