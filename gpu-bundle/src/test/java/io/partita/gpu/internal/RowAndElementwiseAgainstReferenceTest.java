@@ -84,6 +84,30 @@ class RowAndElementwiseAgainstReferenceTest {
     }
 
     @ParameterizedTest
+    @ValueSource(longs = {0, 1, -1})
+    void concatOfThreeInputsOneStrided(long axis) {
+        long[][] shapes = {{3, 5, 7}, {3, 5, 7}, {3, 5, 7}};
+        int a = (int) Math.floorMod(axis, 3L);
+        shapes[1][a] = 2;
+        shapes[2][a] = 9;
+        AgainstReference.check(g -> g.add(Op.builder(0, OpKind.Concat)
+                .inputs(f32(0, shapes[0]), LogicalTensor.of(1, DataType.F32, shapes[1], LayoutType.STRIDED,
+                        strided(shapes[1]), PropertyType.VARIABLE), f32(2, shapes[2]))
+                .output(out(3)).attr("axis", axis).build()), 23);
+    }
+
+    /** Column-major strides: a tensor the kernels must read through its strides. */
+    private static long[] strided(long[] d) {
+        long[] s = new long[d.length];
+        long step = 1;
+        for (int i = 0; i < d.length; i++) {
+            s[i] = step;
+            step *= d[i];
+        }
+        return s;
+    }
+
+    @ParameterizedTest
     @CsvSource({"3:17:5,-1,none", "3:17:5,1,none", "7:129,0,inf_as_zero", "1:4:13:13,3,none", "11,0,none"})
     void softMax(String d, long axis, String mode) {
         AgainstReference.check(g -> g.add(Op.builder(0, OpKind.SoftMax).input(f32(0, dims(d))).output(out(1))

@@ -140,7 +140,7 @@ public final class Sources {
     /**
      * Elementwise over the output's elements in row-major order: {@code v = head(loads)}, then the
      * epilogue, stored through the output's strides. Meta: total, rank R, then per operand (output
-     * first, then inputs) R dims to decompose the element index over and R strides.
+     * first, then inputs) a base offset, R dims to decompose the element index over and R strides.
      *
      * @param head expression of {@code X0[o1]}, {@code X1[o2]}, ... (the loads of the inputs)
      */
@@ -163,10 +163,10 @@ public final class Sources {
                     const int R = (int) meta[1];
                     long off[%d];
                     for (int j = 0; j < %d; j++) {
-                        __global const long* d = meta + 2 + 2 * j * R;
+                        __global const long* d = meta + 3 + j * (1 + 2 * R);
                         __global const long* s = d + R;
                         long rem = i;
-                        long o = 0;
+                        long o = d[-1];
                         for (int r = R - 1; r >= 0; r--) {
                             const long c = rem %% d[r];
                             rem /= d[r];

@@ -154,8 +154,27 @@ public final class Planner {
             layerNorm(head);
         } else if (k == OpKind.MaxPool || k == OpKind.AvgPool) {
             pooling(head);
+        } else if (k == OpKind.Concat) {
+            concat(head);
         } else {
             throw new UnsupportedFeatureException(head.describe() + " has no kernel in the gpu engine");
+        }
+    }
+
+    /** Concat: one copy per input into its slice of the output (a base offset along the axis). */
+    private void concat(Op op) {
+        LogicalTensor y = op.output(0);
+        long[] sy = strides(y);
+        int axis = (int) Math.floorMod(op.longAttr("axis"), (long) y.ndims());
+        long at = 0;
+        for (LogicalTensor x : op.inputs()) {
+            long total = count(x.dims());
+            int r = Math.max(1, x.ndims());
+            long[] meta = elementwiseMeta(total, r, new long[][] {x.dims(), x.dims()}, new long[][] {sy, strides(x)},
+                    new long[] {at * sy[axis], 0});
+            add("concat", Sources.elementwise(1, Sources.load(0), List.of(), 0), "eltwise",
+                    new int[] {slot(y), slot(x)}, meta, null, new long[] {total}, null);
+            at += x.dims()[axis];
         }
     }
 
@@ -637,15 +656,21 @@ public final class Planner {
 
     /** Meta of the elementwise kernel: total, rank, then per operand dims and strides padded in front to rank r. */
     private static long[] elementwiseMeta(long total, int r, long[][] dims, long[][] strides) {
-        long[] meta = new long[2 + 2 * r * dims.length];
+        return elementwiseMeta(total, r, dims, strides, new long[dims.length]);
+    }
+
+    /** As {@link #elementwiseMeta(long, int, long[][], long[][])}, each operand starting at a base offset. */
+    private static long[] elementwiseMeta(long total, int r, long[][] dims, long[][] strides, long[] bases) {
+        long[] meta = new long[2 + (1 + 2 * r) * dims.length];
         meta[0] = total;
         meta[1] = r;
         for (int j = 0; j < dims.length; j++) {
-            int base = 2 + 2 * j * r;
+            int base = 2 + j * (1 + 2 * r);
+            meta[base] = bases[j];
             int pad = r - dims[j].length;
             for (int i = 0; i < r; i++) {
-                meta[base + i] = i < pad ? 1 : dims[j][i - pad];
-                meta[base + r + i] = i < pad ? 0 : strides[j][i - pad];
+                meta[base + 1 + i] = i < pad ? 1 : dims[j][i - pad];
+                meta[base + 1 + r + i] = i < pad ? 0 : strides[j][i - pad];
             }
         }
         return meta;

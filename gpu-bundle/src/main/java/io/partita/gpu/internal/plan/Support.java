@@ -24,7 +24,7 @@ final class Support {
 
     static boolean supports(Op op) {
         OpKind k = op.kind();
-        boolean kind = isElementwise(k) || isCopy(k) || k == OpKind.MatMul || k == OpKind.LayerNorm
+        boolean kind = isElementwise(k) || isCopy(k) || k == OpKind.MatMul || k == OpKind.LayerNorm || k == OpKind.Concat
                 || (k == OpKind.SoftMax && op.outputs().size() == 1)
                 || ((k == OpKind.Convolution || k == OpKind.MaxPool || k == OpKind.AvgPool) && spatial(op));
         if (!kind) {
