@@ -84,6 +84,17 @@ class RowAndElementwiseAgainstReferenceTest {
     }
 
     @ParameterizedTest
+    @CsvSource({"ReduceSum,1:-1,true", "ReduceMean,0,false", "ReduceMax,1,true", "ReduceMin,-1:0,false",
+        "ReduceProd,2,false", "ReduceL1,0:1:2,true", "ReduceL2,1:2,false", "ReduceSum,'',false"})
+    void reductions(String kind, String axes, boolean keepDims) {
+        long[] a = axes.isEmpty() ? new long[0] : dims(axes);
+        AgainstReference.check(g -> g.add(Op.builder(0, OpKind.valueOf(kind))
+                .input(LogicalTensor.of(0, DataType.F32, new long[] {3, 7, 5}, LayoutType.STRIDED, new long[] {1, 3, 21},
+                        PropertyType.VARIABLE))
+                .output(out(1)).attr("axes", a).attr("keep_dims", keepDims).build()), 29);
+    }
+
+    @ParameterizedTest
     @ValueSource(longs = {0, 1, -1})
     void concatOfThreeInputsOneStrided(long axis) {
         long[][] shapes = {{3, 5, 7}, {3, 5, 7}, {3, 5, 7}};

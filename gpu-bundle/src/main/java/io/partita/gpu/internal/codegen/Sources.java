@@ -486,4 +486,89 @@ public final class Sources {
                 }
                 """;
     }
+
+    /**
+     * A Reduce* op, one output element per work item, summing in the source's row-major order.
+     * Meta: outputs, rank R, reduced elements per output, then R kept dims (1 where reduced), R
+     * reduced dims (1 where kept), R source strides and R destination strides (0 where reduced).
+     */
+    public static String reduction(io.partita.graph.OpKind kind) {
+        String init;
+        String step;
+        String finish;
+        switch (kind) {
+            case ReduceL1 -> {
+                init = "0.0f";
+                step = "acc + fabs(x)";
+                finish = "acc";
+            }
+            case ReduceL2 -> {
+                init = "0.0f";
+                step = "fma(x, x, acc)";
+                finish = "sqrt(acc)";
+            }
+            case ReduceMax -> {
+                init = "-INFINITY";
+                step = "p_max(acc, x)";
+                finish = "acc";
+            }
+            case ReduceMin -> {
+                init = "INFINITY";
+                step = "p_min(acc, x)";
+                finish = "acc";
+            }
+            case ReduceMean -> {
+                init = "0.0f";
+                step = "acc + x";
+                finish = "acc / (float) count";
+            }
+            case ReduceProd -> {
+                init = "1.0f";
+                step = "acc * x";
+                finish = "acc";
+            }
+            case ReduceSum -> {
+                init = "0.0f";
+                step = "acc + x";
+                finish = "acc";
+            }
+            default -> throw new IllegalArgumentException(kind.spelling() + " is not a reduction");
+        }
+        return Eltwise.PRELUDE + """
+                __kernel void reduce(__global const float* X, __global float* Y, __global const long* meta) {
+                    const long i = get_global_id(0);
+                    if (i >= meta[0]) {
+                        return;
+                    }
+                    const int R = (int) meta[1];
+                    const long count = meta[2];
+                    __global const long* kept = meta + 3;
+                    __global const long* red = kept + R;
+                    __global const long* sx = red + R;
+                    __global const long* sy = sx + R;
+                    long rem = i;
+                    long xo = 0;
+                    long yo = 0;
+                    for (int r = R - 1; r >= 0; r--) {
+                        const long c = rem %% kept[r];
+                        rem /= kept[r];
+                        xo += c * sx[r];
+                        yo += c * sy[r];
+                    }
+                    float acc = %s;
+                    for (long j = 0; j < count; j++) {
+                        long q = j;
+                        long o = xo;
+                        for (int r = R - 1; r >= 0; r--) {
+                            const long c = q %% red[r];
+                            q /= red[r];
+                            o += c * sx[r];
+                        }
+                        const float x = X[o];
+                        acc = %s;
+                    }
+                    Y[yo] = %s;
+                }
+                """.formatted(init, step, finish);
+    }
 }

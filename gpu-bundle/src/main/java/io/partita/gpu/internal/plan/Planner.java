@@ -156,9 +156,52 @@ public final class Planner {
             pooling(head);
         } else if (k == OpKind.Concat) {
             concat(head);
+        } else if (Support.isReduction(k)) {
+            reduction(head);
         } else {
             throw new UnsupportedFeatureException(head.describe() + " has no kernel in the gpu engine");
         }
+    }
+
+    /** Reduce* over the axes attribute; keep_dims only changes how the output's dims are written. */
+    private void reduction(Op op) {
+        LogicalTensor x = op.input(0);
+        LogicalTensor y = op.output(0);
+        long[] d = x.dims();
+        int r = d.length;
+        int rr = Math.max(r, 1);
+        boolean[] reduced = new boolean[rr];
+        for (long a : op.longsAttr("axes")) {
+            reduced[(int) Math.floorMod(a, (long) rr)] = r > 0;
+        }
+        long[] sx = strides(x);
+        long[] syOwn = strides(y);
+        boolean keep = y.ndims() == r;
+        long[] meta = new long[3 + 4 * rr];
+        long outputs = 1;
+        long count = 1;
+        int yd = 0;
+        for (int i = 0; i < rr; i++) {
+            long dim = i < r ? d[i] : 1;
+            boolean red = i < r && reduced[i];
+            meta[3 + i] = red ? 1 : dim;
+            meta[3 + rr + i] = red ? dim : 1;
+            meta[3 + 2 * rr + i] = i < r ? sx[i] : 0;
+            long ys = 0;
+            if (keep && i < r) {
+                ys = red ? 0 : syOwn[i];
+            } else if (!red && i < r) {
+                ys = syOwn[yd++];
+            }
+            meta[3 + 3 * rr + i] = ys;
+            outputs *= red ? 1 : dim;
+            count *= red ? dim : 1;
+        }
+        meta[0] = outputs;
+        meta[1] = rr;
+        meta[2] = count;
+        add(op.kind().spelling(), Sources.reduction(op.kind()), "reduce", new int[] {slot(x), slot(y)}, meta, null,
+                new long[] {outputs}, null);
     }
 
     /** Concat: one copy per input into its slice of the output (a base offset along the axis). */

@@ -22,9 +22,17 @@ final class Support {
         return Eltwise.isUnary(k) || Eltwise.isBinary(k) || k == OpKind.BiasAdd;
     }
 
+    static boolean isReduction(OpKind k) {
+        return switch (k) {
+            case ReduceL1, ReduceL2, ReduceMax, ReduceMean, ReduceMin, ReduceProd, ReduceSum -> true;
+            default -> false;
+        };
+    }
+
     static boolean supports(Op op) {
         OpKind k = op.kind();
         boolean kind = isElementwise(k) || isCopy(k) || k == OpKind.MatMul || k == OpKind.LayerNorm || k == OpKind.Concat
+                || (isReduction(k) && op.inputs().size() == 1 && op.hasAttr("axes"))
                 || (k == OpKind.SoftMax && op.outputs().size() == 1)
                 || ((k == OpKind.Convolution || k == OpKind.MaxPool || k == OpKind.AvgPool) && spatial(op));
         if (!kind) {
