@@ -112,6 +112,9 @@ class CliErrorsTest {
         badInput("Unknown option: '--frobnicate'", "run", mlp.toString(), "--frobnicate");
         badInput("Unmatched argument", "frobnicate");
         badInput("--engine", "run", mlp.toString(), "--engine", "tpu");
+        badInput("--engine gpu:x: the device index 'x' is not a non-negative number; expected e.g. gpu:1", "run",
+                mlp.toString(), "--engine", "gpu:x");
+        badInput("--engine gpu:-1: the device index '-1'", "run", mlp.toString(), "--engine", "gpu:-1");
     }
 
     /** The MHA example's four inputs for batch b and sequence length s, the mask's length m. */

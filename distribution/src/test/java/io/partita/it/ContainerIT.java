@@ -289,6 +289,54 @@ public class ContainerIT {
         }
     }
 
+    /**
+     * JOCL lives in its own bundle so that its native library stays loaded in one class loader:
+     * updating the gpu bundle brings up a new gpu backend that runs kernels again, where a second
+     * load of libJOCL from the new revision would fail with UnsatisfiedLinkError.
+     */
+    @Test
+    public void theGpuBundleUpdatesWhileJoclKeepsItsNativeLibrary() throws Exception {
+        Bundle gpu = installed("io.partita.gpu");
+        Bundle jocl = installed("org.jocl");
+        assertEquals(Bundle.ACTIVE, jocl.getState());
+        assertEquals(List.of(0f, 2f, 0f, 4f), boxed(reluOnGpu()));
+        gpu.update();
+        await("the updated gpu backend registered", () -> gpu.getState() == Bundle.ACTIVE && runtime.backends().stream()
+                .anyMatch(b -> b.id().equals("gpu") && b.state() == BackendInfo.State.ACTIVE));
+        assertEquals(List.of(0f, 2f, 0f, 4f), boxed(reluOnGpu()));
+        assertEquals(Bundle.ACTIVE, jocl.getState());
+    }
+
+    private Bundle installed(String symbolicName) {
+        return java.util.Arrays.stream(context.getBundles()).filter(b -> symbolicName.equals(b.getSymbolicName()))
+                .findFirst().orElseThrow(() -> new AssertionError(symbolicName + " is not installed"));
+    }
+
+    private float[] reluOnGpu() {
+        Graph g = runtime.createGraph(EngineKind.GPU);
+        g.add(Op.builder(0, OpKind.ReLU).input(lt(0)).output(lt(1)).build());
+        g.finalizeGraph();
+        List<Partition> parts = g.partitions(PartitionPolicy.FUSION);
+        assertEquals("gpu", parts.get(0).backendId());
+        Engine e = new Engine(EngineKind.GPU, 0);
+        CompiledPartition cp = parts.get(0).compile(e);
+        try (Arena arena = Arena.ofShared()) {
+            Tensor a = Tensor.allocate(cp.inputs().get(0), e, arena);
+            a.copyFrom(new float[] {-1, 2, -3, 4});
+            Tensor b = Tensor.allocate(cp.outputs().get(0), e, arena);
+            cp.execute(new Stream(e), List.of(a), List.of(b));
+            return b.toFloatArray();
+        }
+    }
+
+    private static List<Float> boxed(float[] v) {
+        List<Float> r = new java.util.ArrayList<>();
+        for (float f : v) {
+            r.add(f);
+        }
+        return r;
+    }
+
     @Test
     public void backendInfoListsEngineKinds() {
         BackendInfo ref = runtime.backends().get(runtime.backends().size() - 1);

@@ -62,6 +62,32 @@ public class LauncherIT {
         assertTrue(r.out, r.out.contains("check: all 1 outputs match the reference backend"));
     }
 
+    /**
+     * The gpu engine in the container: JOCL loads from its own bundle, the MLP runs on the OpenCL
+     * device (PoCL in CI) with its six constant inputs copied to the device once, and matches the
+     * reference; PID io.partita.gpu disables it and a bad MatMul kernel name is refused.
+     */
+    @Test
+    public void theGpuEngineRunsTheMlpInTheContainerAndFollowsItsConfiguration() throws Exception {
+        Run r = partita(null, "run", example("mlp.json").toString(), "--iterations", "3", "--engine", "gpu:0", "--check");
+        assertEquals(r.out, 0, r.code);
+        assertTrue(r.out, r.out.contains("gpu        graph_of_3_kernels"));
+        assertTrue(r.out, r.out.matches("(?s).*first iteration: [^\\n]*\\(constants: 6 prepared, .*"));
+        assertTrue(r.out, r.out.matches("(?s).*steady state over 3 iterations: median [^\\n]*\\(constants: 18 reused\\).*"));
+        assertTrue(r.out, r.out.contains("check: all 1 outputs match the reference backend"));
+        Run b = partita(null, "backends");
+        assertTrue(b.out, b.out.matches("(?s).*\\ngpu +100 +gpu +active +0\\.1 +OpenCL, \\d+ devices?\\n +gpu\\.0: .*driver .*memory .*extensions: .*"));
+        Path cfg = ContainerSupport.home().resolve("conf").resolve("io.partita.gpu.cfg");
+        Files.writeString(cfg, "enabled = false\nmatmul.kernel = fastest\n");
+        try {
+            Run off = partita(null, "backends");
+            assertTrue(off.out, off.out.contains("disabled (io.partita.gpu enabled=false)"));
+            assertTrue(off.out, off.out.contains("matmul kernel 'fastest': expected auto, tiled or rows"));
+        } finally {
+            Files.deleteIfExists(cfg);
+        }
+    }
+
     @Test
     public void badInputsExitWithAClearMessage() throws Exception {
         Run missing = partita(null, "run", "/nonexistent/graph.json");

@@ -23,9 +23,14 @@ public final class BackendsCommand implements Callable<Integer> {
     public Integer call() {
         out.printf("%-12s %12s  %-10s %-7s %-8s %s%n", "backend", "rank", "engines", "state", "version", "details");
         for (BackendInfo b : runtime.backends()) {
+            // A multi-line description (the gpu engine lists one device per line) continues under the details column.
+            String[] lines = b.description().split("\n");
             out.printf("%-12s %12s  %-10s %-7s %-8s %s%n", b.id(), b.rank() == Integer.MIN_VALUE ? "lowest" : b.rank(),
                     String.join(",", b.engineKinds().stream().map(EngineKind::spelling).sorted().toList()),
-                    b.state().name().toLowerCase(java.util.Locale.ROOT), b.version(), b.description());
+                    b.state().name().toLowerCase(java.util.Locale.ROOT), b.version(), lines[0]);
+            for (int i = 1; i < lines.length; i++) {
+                out.printf("%-54s %s%n", "", lines[i]);
+            }
         }
         return 0;
     }

@@ -50,7 +50,8 @@ public final class RunCommand implements Callable<Integer> {
     PartitionPolicy policy;
 
     @Option(names = "--engine", defaultValue = "cpu",
-            description = "engine kind to run on, cpu or gpu (default: ${DEFAULT-VALUE}, as benchdnn; a file's engine_kind is only its origin)")
+            description = "engine to run on: cpu, gpu or gpu:N for the N-th device 'partita backends' lists (default: ${DEFAULT-VALUE},"
+                    + " as benchdnn; a file's engine_kind is only its origin)")
     String engine;
 
     @Option(names = "--check", description = "compare every output with the reference backend; exit 1 on mismatch")
@@ -105,12 +106,8 @@ public final class RunCommand implements Callable<Integer> {
                 throw new BadInputException("--threads " + threads + ": " + e.getMessage());
             }
         }
-        EngineKind kind;
-        try {
-            kind = EngineKind.fromSpelling(this.engine);
-        } catch (IllegalArgumentException e) {
-            throw new BadInputException("--engine: " + e.getMessage());
-        }
+        Engine engine = parseEngine(this.engine);
+        EngineKind kind = engine.kind();
         LoadedGraph g = LoadedGraph.load(runtime, file, kind, dims);
         g.portWarnings().forEach(w -> spec.commandLine().getErr().println("partita: warning: " + w));
         if (shapeSets.isEmpty()) {
@@ -125,7 +122,6 @@ public final class RunCommand implements Callable<Integer> {
         if (g.writtenFor() != kind) {
             out.println("note: the file was written for " + g.writtenFor() + "; running on " + kind + " (--engine)");
         }
-        Engine engine = new Engine(kind, 0);
         List<Partition> parts = g.graph().partitions(policy);
         // Compiled once, with the graph's DYNAMIC_DIM dims as they are: each shape set runs this.
         try (CompiledGraph cg = runtime.compile(g.graph(), policy, engine)) {
@@ -215,14 +211,48 @@ public final class RunCommand implements Callable<Integer> {
     }
 
     /**
-     * Runs the same graph on the reference backend alone and compares every output; for a shape
-     * set, the graph with that set's static shapes ({@code staticGraph}, on the reference runtime).
+     * Parses {@code cpu}, {@code gpu}, {@code gpu:N} (or {@code gpu.N}, as engines print).
+     *
+     * @throws BadInputException naming the value and the expected forms
      */
-    private int check(LoadedGraph g, Graph staticGraph, Map<Long, Tensor> inputs, Map<Long, Tensor> outputs,
-            Engine engine) {
+    static Engine parseEngine(String text) {
+        String t = text == null ? "" : text.trim();
+        int sep = Math.max(t.indexOf(':'), t.indexOf('.'));
+        String kindText = sep < 0 ? t : t.substring(0, sep);
+        EngineKind kind;
+        try {
+            kind = EngineKind.fromSpelling(kindText);
+        } catch (IllegalArgumentException e) {
+            throw new BadInputException("--engine " + text + ": " + e.getMessage() + " (optionally with a device index, e.g. gpu:1)");
+        }
+        if (sep < 0) {
+            return new Engine(kind, 0);
+        }
+        String index = t.substring(sep + 1);
+        if (!index.matches("[0-9]{1,9}")) {
+            throw new BadInputException("--engine " + text + ": the device index '" + index
+                    + "' is not a non-negative number; expected e.g. " + kind.spelling() + ":1");
+        }
+        return new Engine(kind, Integer.parseInt(index));
+    }
+
+    /**
+     * Runs the same graph on the reference backend alone, on the CPU, and compares every output;
+     * for a shape set, the graph with that set's static shapes ({@code staticGraph}, on the
+     * reference runtime). Tensors of every engine live in host memory, so the reference reads the
+     * same input buffers.
+     */
+    private int check(LoadedGraph g, Graph staticGraph, Map<Long, Tensor> runInputs, Map<Long, Tensor> outputs,
+            Engine runEngine) {
         GraphRuntime reference = reference();
+        Engine engine = Engine.cpu();
+        Map<Long, Tensor> inputs = new java.util.LinkedHashMap<>();
+        runInputs.forEach((id, t) -> inputs.put(id, t.engine().equals(engine) ? t : Tensor.of(t.logicalTensor(), engine, t.data())));
         Graph refGraph = staticGraph != null ? staticGraph
-                : LoadedGraph.of(reference, g.file(), g.description(), g.onnx()).graph();
+                : LoadedGraph.of(reference, g.file(), g.description().withEngineKind(EngineKind.CPU), g.onnx()).graph();
+        if (runEngine.kind() != EngineKind.CPU) {
+            out.println("check: reference backend on " + engine + " (the graph ran on " + runEngine + ")");
+        }
         try (CompiledGraph rcg = reference.compile(refGraph, PartitionPolicy.DEBUG, engine)) {
             // Derived first: its extra reference run would overwrite the expected outputs.
             OutputComparison.ErrorBound bound = OutputComparison.errorBound(refGraph, rcg, inputs, engine);
