@@ -61,6 +61,18 @@ class DynamicAttentionTest {
                 .output(f32(15, b, s, HEADS, HEAD)).build());
     }
 
+    /**
+     * The same block ending in DynamicTranspose (order tensor 5: back to [B,H,S,D]) and
+     * DynamicReshape (shape tensor 6: [0,0,-1], to [B,H,S*D]), a view the output strides fold.
+     */
+    static void buildWithDynamicViews(Graph g, long b, long s) {
+        build(g, b, s);
+        g.add(Op.builder(6, OpKind.DynamicTranspose).inputs(f32(15, b, s, HEADS, HEAD),
+                LogicalTensor.of(5, DataType.S64, 4)).output(f32(16, b, HEADS, s, HEAD)).build());
+        g.add(Op.builder(7, OpKind.DynamicReshape).inputs(f32(16, b, HEADS, s, HEAD), LogicalTensor.of(6, DataType.S64, 3))
+                .attr("special_zero", true).output(f32(17, b, HEADS, s == DYNAMIC_DIM ? DYNAMIC_DIM : s * HEAD)).build());
+    }
+
     static LogicalTensor f32(long id, long... dims) {
         return LogicalTensor.of(id, DataType.F32, dims);
     }
@@ -85,6 +97,20 @@ class DynamicAttentionTest {
         }
     }
 
+    /** DynamicTranspose and DynamicReshape after the block: their order and shape are read at every execution. */
+    @Test
+    void dynamicViewsAfterTheBlockAreFoldedIntoTheOutputStrides() {
+        Graph g = RUNTIME.createGraph(EngineKind.CPU);
+        buildWithDynamicViews(g, DYNAMIC_DIM, DYNAMIC_DIM);
+        g.finalizeGraph();
+        List<Partition> parts = g.partitions(PartitionPolicy.FUSION);
+        assertEquals(1, parts.size(), parts.toString());
+        assertEquals(CompilerBackend.ID, parts.get(0).backendId());
+        CompiledPartition cp = parts.get(0).compile(Engine.cpu());
+        check(cp, 1, 5, 3, true);
+        check(cp, 2, 33, 4, true);
+    }
+
     @Test
     void oneCompiledPartitionFromManyThreadsWithDifferentShapes() throws Exception {
         CompiledPartition cp = compileDynamic();
@@ -107,16 +133,43 @@ class DynamicAttentionTest {
 
     /** Executes the dynamic partition for one shape and compares with the reference compiled for it. */
     private static void check(CompiledPartition cp, long b, long s, long seed) {
+        check(cp, b, s, seed, false);
+    }
+
+    private static void check(CompiledPartition cp, long b, long s, long seed, boolean dynamicViews) {
         Graph r = REFERENCE.createGraph(EngineKind.CPU);
-        build(r, b, s);
+        if (dynamicViews) {
+            buildWithDynamicViews(r, b, s);
+        } else {
+            build(r, b, s);
+        }
         r.finalizeGraph();
         Engine e = Engine.cpu();
         try (Arena arena = Arena.ofShared(); CompiledGraph rg = REFERENCE.compile(r, PartitionPolicy.DEBUG, e)) {
-            Map<Long, Tensor> in = RandomInputs.forGraph(REFERENCE, r, e, arena, seed);
-            Tensor expected = rg.execute(new Stream(e), in).get(15L);
+            Map<Long, Tensor> in;
+            if (dynamicViews) {
+                // random data for the block's inputs; the order and shape tensors get their values
+                Graph plain = REFERENCE.createGraph(EngineKind.CPU);
+                build(plain, b, s);
+                plain.finalizeGraph();
+                in = new java.util.HashMap<>(RandomInputs.forGraph(REFERENCE, plain, e, arena, seed));
+                Tensor order = Tensor.allocate(LogicalTensor.of(5, DataType.S64, 4), e, arena);
+                order.copyFrom(new double[] {0, 2, 1, 3});
+                Tensor shape = Tensor.allocate(LogicalTensor.of(6, DataType.S64, 3), e, arena);
+                shape.copyFrom(new double[] {0, 0, -1});
+                in.put(5L, order);
+                in.put(6L, shape);
+            } else {
+                in = RandomInputs.forGraph(REFERENCE, r, e, arena, seed);
+            }
+            long outId = dynamicViews ? 17L : 15L;
+            Tensor expected = rg.execute(new Stream(e), in).get(outId);
             List<Tensor> ins = cp.inputs().stream().map(t -> in.get(t.id())).toList();
-            List<LogicalTensor> outLts = cp.inferOutputs(ins.stream().map(Tensor::logicalTensor).toList());
-            assertEquals(List.of(b, s, HEADS, HEAD), java.util.Arrays.stream(outLts.get(0).dims()).boxed().toList());
+            // value-dependent output dims: the caller knows them (inferOutputs sees no values)
+            List<LogicalTensor> outLts = dynamicViews ? List.of(f32(17, b, HEADS, s * HEAD))
+                    : cp.inferOutputs(ins.stream().map(Tensor::logicalTensor).toList());
+            assertEquals(dynamicViews ? List.of(b, HEADS, s * HEAD) : List.of(b, s, HEADS, HEAD),
+                    java.util.Arrays.stream(outLts.get(0).dims()).boxed().toList());
             Tensor actual = Tensor.allocate(outLts.get(0), e, arena);
             cp.execute(new Stream(e), ins, List.of(actual));
             OutputComparison.Result res = OutputComparison.compare(expected, actual);

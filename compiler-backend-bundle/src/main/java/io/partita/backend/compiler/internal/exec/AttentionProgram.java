@@ -40,6 +40,8 @@ public final class AttentionProgram implements Program {
     private final List<Operand> scalarOperands;
     private final Map<Long, List<Op>> viewChains = new HashMap<>();
     private final Map<Long, Integer> inputPort = new HashMap<>();
+    /** Shape and order tensors of dynamic views, by id, with their input port: read at execution. */
+    private final Map<Long, Integer> shapeInputs = new java.util.LinkedHashMap<>();
     private final boolean infAsZero;
     /** Partition output port of the attention output and of the SoftMax stats (-1: none). */
     private final int outPort;
@@ -56,6 +58,9 @@ public final class AttentionProgram implements Program {
     public AttentionProgram(CompileRequest request, AttentionShape shape, RowKernelGenerator generator) {
         this.request = request;
         this.shape = shape;
+        for (int i = 0; i < request.inputs().size(); i++) {
+            inputPort.put(request.inputs().get(i).id(), i);
+        }
         Op softmax = shape.softmax();
         boolean withStats = softmax.outputs().size() > 1;
         if (request.outputs().size() != (withStats ? 2 : 1)) {
@@ -63,13 +68,21 @@ public final class AttentionProgram implements Program {
                     + " attention output" + (withStats ? " and the SoftMax stats" : "") + ", the partition has "
                     + request.outputs().size() + " outputs");
         }
+        for (Op op : shape.ops()) {
+            if (op.kind() == io.partita.graph.OpKind.DynamicReshape || op.kind() == io.partita.graph.OpKind.DynamicTranspose) {
+                Integer port = inputPort.get(op.input(1).id());
+                if (port == null) {
+                    throw new UnsupportedFeatureException("partition " + request.partitionId() + ": the "
+                            + (op.kind() == io.partita.graph.OpKind.DynamicReshape ? "shape" : "order") + " of "
+                            + op.describe() + " must be a partition input (it is read at execution)");
+                }
+                shapeInputs.put(op.input(1).id(), port);
+            }
+        }
         long finalId = shape.suffix().isEmpty() ? shape.pv().output(0).id()
                 : shape.suffix().getLast().output(0).id();
         outPort = outputPort(finalId);
         statsPort = withStats ? outputPort(softmax.output(1).id()) : -1;
-        for (int i = 0; i < request.inputs().size(); i++) {
-            inputPort.put(request.inputs().get(i).id(), i);
-        }
         OpIndex index = new OpIndex(request.ops());
         qPort = portThroughViews(shape.qk().input(0).id(), index);
         kPort = portThroughViews(shape.qk().input(1).id(), index);
@@ -171,7 +184,19 @@ public final class AttentionProgram implements Program {
     }
 
     private FlashAttention.Geometry geometry(List<Tensor> in, List<Tensor> out) {
-        List<List<Long>> key = new ArrayList<>(in.size() + out.size());
+        Map<Long, long[]> values = new HashMap<>();
+        for (Map.Entry<Long, Integer> e : shapeInputs.entrySet()) {
+            Tensor t = in.get(e.getValue());
+            long[] v = new long[(int) t.logicalTensor().elementCount()];
+            for (int i = 0; i < v.length; i++) {
+                v[i] = (long) io.partita.graph.ElementCodec.get(t.logicalTensor().dataType(), t.data(), i);
+            }
+            values.put(e.getKey(), v);
+        }
+        List<List<Long>> key = new ArrayList<>(in.size() + out.size() + values.size());
+        for (long[] v : values.values()) {
+            key.add(java.util.Arrays.stream(v).boxed().toList());
+        }
         for (Tensor t : in) {
             key.add(dimsAndStrides(t.logicalTensor()));
         }
@@ -181,7 +206,7 @@ public final class AttentionProgram implements Program {
         ShapeKey k = new ShapeKey(key);
         FlashAttention.Geometry g = geometries.get(k);
         if (g == null) {
-            g = resolve(in, out);
+            g = resolve(in, out, values);
             if (geometries.size() >= MAX_GEOMETRIES) {
                 geometries.clear();
             }
@@ -201,8 +226,8 @@ public final class AttentionProgram implements Program {
         return l;
     }
 
-    private FlashAttention.Geometry resolve(List<Tensor> in, List<Tensor> out) {
-        Map<Long, LogicalTensor> all = request.inferShapes(in.stream().map(Tensor::logicalTensor).toList(), Map.of());
+    private FlashAttention.Geometry resolve(List<Tensor> in, List<Tensor> out, Map<Long, long[]> values) {
+        Map<Long, LogicalTensor> all = request.inferShapes(in.stream().map(Tensor::logicalTensor).toList(), values);
         long[] qDims = dims(all, shape.qk().input(0).id());
         long[] kDims = dims(all, shape.qk().input(1).id());
         long[] vDims = dims(all, shape.pv().input(1).id());
@@ -216,10 +241,10 @@ public final class AttentionProgram implements Program {
         }
         boolean tb = shape.qk().boolAttr("transpose_b");
         boolean vt = shape.pv().boolAttr("transpose_b");
-        FlashAttention.Access q = access(shape.qk().input(0), qDims, in, all, batch, false);
-        FlashAttention.Access k = access(shape.qk().input(1), kDims, in, all, batch, !tb);
-        FlashAttention.Access v = access(shape.pv().input(1), vDims, in, all, batch, vt);
-        FlashAttention.Access o = outputAccess(out.get(outPort).logicalTensor(), all, batch);
+        FlashAttention.Access q = access(shape.qk().input(0), qDims, in, all, values, batch, false);
+        FlashAttention.Access k = access(shape.qk().input(1), kDims, in, all, values, batch, !tb);
+        FlashAttention.Access v = access(shape.pv().input(1), vDims, in, all, values, batch, vt);
+        FlashAttention.Access o = outputAccess(out.get(outPort).logicalTensor(), all, values, batch);
         FlashAttention.Access stats = null;
         if (statsPort >= 0) {
             LogicalTensor st = out.get(statsPort).logicalTensor();
@@ -232,7 +257,7 @@ public final class AttentionProgram implements Program {
         for (int i = 0; i < ops.length; i++) {
             Operand op = operands.get(i);
             long[] od = dims(all, op.tensor());
-            long[] st = viewStrides(op.tensor(), in, all);
+            long[] st = viewStrides(op.tensor(), in, all, values);
             long[] bs = Strides.broadcast(od, st, sDims);
             ops[i] = new FlashAttention.Access(java.util.Arrays.copyOf(bs, r - 2), bs[r - 2], bs[r - 1], op.type());
         }
@@ -257,8 +282,8 @@ public final class AttentionProgram implements Program {
 
     /** Batch strides over the output's batch dims and the strides of the last two dims (swapped if asked). */
     private FlashAttention.Access access(LogicalTensor t, long[] dims, List<Tensor> in, Map<Long, LogicalTensor> all,
-            long[] batch, boolean swap) {
-        long[] st = viewStrides(t.id(), in, all);
+            Map<Long, long[]> values, long[] batch, boolean swap) {
+        long[] st = viewStrides(t.id(), in, all, values);
         DataType dt = t.dataType();
         int n = dims.length;
         long[] bd = java.util.Arrays.copyOf(dims, n - 2);
@@ -268,7 +293,7 @@ public final class AttentionProgram implements Program {
     }
 
     /** Strides of a tensor in the memory of the partition input it views. */
-    private long[] viewStrides(long tensor, List<Tensor> in, Map<Long, LogicalTensor> all) {
+    private long[] viewStrides(long tensor, List<Tensor> in, Map<Long, LogicalTensor> all, Map<Long, long[]> values) {
         List<Op> chain = viewChains.get(tensor);
         long source = chain.isEmpty() ? tensor : chain.get(0).input(0).id();
         LogicalTensor given = in.get(inputPort.get(source)).logicalTensor();
@@ -278,7 +303,8 @@ public final class AttentionProgram implements Program {
             long[] nd = dims(all, op.output(0).id());
             st = switch (op.kind()) {
                 case StaticTranspose -> Strides.transpose(st, op.longsAttr("order"));
-                case StaticReshape -> Strides.reshape(dims, st, nd);
+                case DynamicTranspose -> Strides.transpose(st, values.get(op.input(1).id()));
+                case StaticReshape, DynamicReshape -> Strides.reshape(dims, st, nd);
                 default -> st; // Reorder: same values, read where they are
             };
             if (st == null) {
@@ -290,7 +316,8 @@ public final class AttentionProgram implements Program {
         return st;
     }
 
-    private FlashAttention.Access outputAccess(LogicalTensor given, Map<Long, LogicalTensor> all, long[] batch) {
+    private FlashAttention.Access outputAccess(LogicalTensor given, Map<Long, LogicalTensor> all,
+            Map<Long, long[]> values, long[] batch) {
         long[] st = given.strides();
         List<Op> suffix = shape.suffix();
         for (int i = suffix.size() - 1; i >= 0; i--) {
@@ -299,7 +326,8 @@ public final class AttentionProgram implements Program {
             long[] xd = dims(all, op.input(0).id());
             st = switch (op.kind()) {
                 case StaticTranspose -> Strides.untranspose(st, op.longsAttr("order"));
-                case StaticReshape -> Strides.reshape(yd, st, xd);
+                case DynamicTranspose -> Strides.untranspose(st, values.get(op.input(1).id()));
+                case StaticReshape, DynamicReshape -> Strides.reshape(yd, st, xd);
                 default -> st;
             };
             if (st == null) {

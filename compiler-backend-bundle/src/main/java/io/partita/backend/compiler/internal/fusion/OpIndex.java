@@ -14,8 +14,12 @@ import io.partita.graph.OpKind;
  * claiming and of one partition while compiling.
  */
 public final class OpIndex {
-    /** Ops that only view their input's memory differently; fused code folds them into strides. */
-    public static final Set<OpKind> VIEWS = Set.of(OpKind.StaticReshape, OpKind.StaticTranspose, OpKind.Reorder);
+    /**
+     * Ops that only view their input's memory differently; fused code folds them into strides.
+     * The dynamic ones take their shape or order from a tensor read at execution.
+     */
+    public static final Set<OpKind> VIEWS = Set.of(OpKind.StaticReshape, OpKind.StaticTranspose, OpKind.Reorder,
+            OpKind.DynamicReshape, OpKind.DynamicTranspose);
 
     private final Map<Long, Op> producer = new HashMap<>();
     private final Map<Long, List<Op>> consumers = new HashMap<>();
