@@ -15,7 +15,7 @@ import jdk.incubator.vector.VectorSpecies;
  * scores of one key block are computed, run through the partition's generated score kernel
  * (scale, mask, select), folded into a running max and sum (online softmax), and multiplied
  * with the value block, so neither the score matrix nor the probabilities exist in memory. K is
- * packed transposed and V row-major per batch entry; the tasks (batch entry x query block) run
+ * packed transposed in groups of one vector of keys and V row-major per batch entry; the tasks (batch entry x query block) run
  * on the backend's pool.
  */
 public final class FlashAttention {
@@ -131,18 +131,24 @@ public final class FlashAttention {
         }
     }
 
+    /**
+     * K transposed in column groups of one vector: {@code kt[(j / VL) * d * VL + e * VL + j % VL]},
+     * so the score loop over the head dim streams one contiguous run per group.
+     */
     private static void packKeys(MemorySegment k, long base, Access a, int sk, int skP, int d, float[] kt) {
-        for (int dd = 0; dd < d; dd++) {
-            int row = dd * skP;
-            long src = base + dd * a.col();
-            if (a.row() == 1 && a.f32()) {
-                MemorySegment.copy(k, ValueLayout.JAVA_FLOAT, src * 4, kt, row, sk);
+        Arrays.fill(kt, 0, skP * d, 0f);
+        for (int j = 0; j < sk; j++) {
+            long src = base + j * a.row();
+            int dst = (j / VL) * d * VL + j % VL;
+            if (a.col() == 1 && a.f32()) {
+                for (int e = 0; e < d; e++) {
+                    kt[dst + e * VL] = k.getAtIndex(ValueLayout.JAVA_FLOAT, src + e);
+                }
             } else {
-                for (int j = 0; j < sk; j++) {
-                    kt[row + j] = Elements.get(a.type(), k, src + j * a.row());
+                for (int e = 0; e < d; e++) {
+                    kt[dst + e * VL] = Elements.get(a.type(), k, src + e * a.col());
                 }
             }
-            Arrays.fill(kt, row + sk, row + skP, 0f);
         }
     }
 
@@ -175,18 +181,56 @@ public final class FlashAttention {
         }
     }
 
-    /** Scores of four query rows against keys jb..jb+bc (padding rows of Q are zeros). */
+    /** Scores of four query rows against keys jb..jb+bc (padding rows of Q are zeros), two key groups at a time. */
     private static void scoresBlock(Scratch s, int d, int skP, int jb, int bc) {
         float[] kt = s.kt;
         float[] q = s.q;
-        for (int c = 0; c < bc; c += VL) {
+        int group = d * VL;
+        int c = 0;
+        for (; c + 2 * VL <= bc; c += 2 * VL) {
             FloatVector a0 = FloatVector.zero(S);
             FloatVector a1 = a0;
             FloatVector a2 = a0;
             FloatVector a3 = a0;
-            int kOff = jb + c;
+            FloatVector b0 = a0;
+            FloatVector b1 = a0;
+            FloatVector b2 = a0;
+            FloatVector b3 = a0;
+            int k0 = ((jb + c) / VL) * group;
+            int k1 = k0 + group;
             for (int e = 0; e < d; e++) {
-                FloatVector kv = FloatVector.fromArray(S, kt, e * skP + kOff);
+                FloatVector kv = FloatVector.fromArray(S, kt, k0 + e * VL);
+                FloatVector kw = FloatVector.fromArray(S, kt, k1 + e * VL);
+                FloatVector x = FloatVector.broadcast(S, q[e]);
+                a0 = x.fma(kv, a0);
+                b0 = x.fma(kw, b0);
+                x = FloatVector.broadcast(S, q[d + e]);
+                a1 = x.fma(kv, a1);
+                b1 = x.fma(kw, b1);
+                x = FloatVector.broadcast(S, q[2 * d + e]);
+                a2 = x.fma(kv, a2);
+                b2 = x.fma(kw, b2);
+                x = FloatVector.broadcast(S, q[3 * d + e]);
+                a3 = x.fma(kv, a3);
+                b3 = x.fma(kw, b3);
+            }
+            a0.intoArray(s.s, c);
+            b0.intoArray(s.s, c + VL);
+            a1.intoArray(s.s, KB + c);
+            b1.intoArray(s.s, KB + c + VL);
+            a2.intoArray(s.s, 2 * KB + c);
+            b2.intoArray(s.s, 2 * KB + c + VL);
+            a3.intoArray(s.s, 3 * KB + c);
+            b3.intoArray(s.s, 3 * KB + c + VL);
+        }
+        for (; c < bc; c += VL) {
+            FloatVector a0 = FloatVector.zero(S);
+            FloatVector a1 = a0;
+            FloatVector a2 = a0;
+            FloatVector a3 = a0;
+            int k0 = ((jb + c) / VL) * group;
+            for (int e = 0; e < d; e++) {
+                FloatVector kv = FloatVector.fromArray(S, kt, k0 + e * VL);
                 a0 = FloatVector.broadcast(S, q[e]).fma(kv, a0);
                 a1 = FloatVector.broadcast(S, q[d + e]).fma(kv, a1);
                 a2 = FloatVector.broadcast(S, q[2 * d + e]).fma(kv, a2);
