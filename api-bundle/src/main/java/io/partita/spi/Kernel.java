@@ -1,5 +1,6 @@
 package io.partita.spi;
 
+import java.lang.foreign.MemorySegment;
 import java.util.List;
 
 import org.osgi.annotation.versioning.ConsumerType;
@@ -16,6 +17,23 @@ import io.partita.graph.Tensor;
 public interface Kernel {
 
     void execute(Stream stream, List<Tensor> inputs, List<Tensor> outputs);
+
+    /**
+     * Whether every tensor's memory may be touched by threads other than the caller: false when
+     * one lives in a confined arena (only its owner may access it), and then a kernel runs on the
+     * calling thread alone rather than on its worker pool.
+     */
+    static boolean sharedAcrossThreads(List<Tensor> inputs, List<Tensor> outputs) {
+        for (List<Tensor> ts : List.of(inputs, outputs)) {
+            for (Tensor t : ts) {
+                MemorySegment s = t.data();
+                if (s.isNative() && !(s.scope().isAlive() && s.isAccessibleBy(ThreadProbe.OTHER))) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
 
     /** Frees resources held by the kernel (cache entries, device buffers). */
     default void close() {

@@ -13,6 +13,7 @@ import io.partita.cache.CacheKey;
 import io.partita.cache.ConstantBuffer;
 import io.partita.cache.ConstantTensorCache;
 import io.partita.cache.Lease;
+import io.partita.cache.SourceMemory;
 import io.partita.graph.LogicalTensor;
 import io.partita.graph.Op;
 import io.partita.graph.Stream;
@@ -40,29 +41,8 @@ final class AclKernel implements Kernel {
     /** Entries this kernel added, dropped once the memory they were packed from is gone. */
     private final Set<CacheKey> added = ConcurrentHashMap.newKeySet();
 
-    /**
-     * Which memory packed weights came from: the segment's scope (a new arena at a reused address
-     * is another scope), its address or heap array, and its size.
-     */
-    record Source(MemorySegment.Scope scope, Object heapBase, long address, long bytes) {
-        static Source of(MemorySegment s) {
-            return new Source(s.scope(), s.heapBase().orElse(null), s.isNative() ? s.address() : 0, s.byteSize());
-        }
-
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof Source x && x.scope == scope && x.heapBase == heapBase && x.address == address
-                    && x.bytes == bytes;
-        }
-
-        @Override
-        public int hashCode() {
-            return (int) (address ^ address >>> 32) * 31 + System.identityHashCode(scope) + Long.hashCode(bytes);
-        }
-    }
-
     /** The acl backend's constant cache key. */
-    record PackedKey(long kernel, int input, String form, LogicalTensor tensor, Source source) {
+    record PackedKey(long kernel, int input, String form, LogicalTensor tensor, SourceMemory source) {
     }
 
     AclKernel(java.util.function.Supplier<AclPrimitive> primitives, CompileRequest request, Op main, long outputId,
@@ -136,7 +116,7 @@ final class AclKernel implements Kernel {
             return null;
         }
         Tensor t = in.get(port[input]);
-        CacheKey key = new CacheKey(AclBackend.ID, new PackedKey(id, input, form, t.logicalTensor(), Source.of(t.data())));
+        CacheKey key = new CacheKey(AclBackend.ID, new PackedKey(id, input, form, t.logicalTensor(), SourceMemory.of(t.data())));
         // Repacking costs about one read and one write of the packed bytes.
         return cache.getOrAdd(key, bytes, 2 * bytes, () -> {
             forgetDeadSources();
@@ -149,7 +129,7 @@ final class AclKernel implements Kernel {
 
     private void forgetDeadSources() {
         for (CacheKey k : added) {
-            if (!((PackedKey) k.backendKey()).source().scope().isAlive()) {
+            if (!((PackedKey) k.backendKey()).source().isAlive()) {
                 cache.removeIfExist(k);
                 added.remove(k);
             }

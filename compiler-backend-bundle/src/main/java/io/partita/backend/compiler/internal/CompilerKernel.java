@@ -1,6 +1,5 @@
 package io.partita.backend.compiler.internal;
 
-import java.lang.foreign.MemorySegment;
 import java.util.List;
 
 import io.partita.backend.compiler.internal.exec.Parallel;
@@ -21,33 +20,11 @@ final class CompilerKernel implements Kernel {
 
     @Override
     public void execute(Stream stream, List<Tensor> inputs, List<Tensor> outputs) {
-        program.execute(inputs, outputs, sharedAcrossThreads(inputs, outputs) ? backend.pool() : Parallel.CALLER);
+        program.execute(inputs, outputs, Kernel.sharedAcrossThreads(inputs, outputs) ? backend.pool() : Parallel.CALLER);
     }
 
     @Override
     public void close() {
         program.close();
     }
-
-    /** Tensors in a confined arena can only be touched by their owner: then the caller runs alone. */
-    private static boolean sharedAcrossThreads(List<Tensor> in, List<Tensor> out) {
-        for (Tensor t : in) {
-            if (!accessibleByAll(t.data())) {
-                return false;
-            }
-        }
-        for (Tensor t : out) {
-            if (!accessibleByAll(t.data())) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private static boolean accessibleByAll(MemorySegment s) {
-        return !s.isNative() || s.scope().isAlive() && s.isAccessibleBy(POOL_PROBE);
-    }
-
-    /** Any thread other than the owner of a confined arena. */
-    private static final Thread POOL_PROBE = Thread.ofPlatform().unstarted(() -> { });
 }

@@ -3,7 +3,6 @@ package io.partita.gpu.internal.exec;
 import static org.jocl.CL.clReleaseKernel;
 import static org.jocl.CL.clReleaseMemObject;
 
-import java.lang.foreign.MemorySegment;
 import java.lang.ref.Cleaner;
 import java.util.List;
 import java.util.Set;
@@ -15,6 +14,7 @@ import org.jocl.cl_mem;
 import io.partita.cache.CacheKey;
 import io.partita.cache.ConstantTensorCache;
 import io.partita.cache.Lease;
+import io.partita.cache.SourceMemory;
 import io.partita.graph.LogicalTensor;
 import io.partita.graph.PropertyType;
 import io.partita.graph.Stream;
@@ -38,30 +38,7 @@ public final class GpuKernel implements Kernel {
     private static final Cleaner QUEUES = Cleaner.create();
 
     /** The backend key of a constant copied to the device. */
-    record ConstantKey(LogicalTensor tensor, DataHandle data) {
-    }
-
-    /**
-     * Which host memory a constant came from: a native address or a heap array by identity, and
-     * its scope. Freed memory is often handed out again at the same address; the scope tells a new
-     * arena's tensor from the old one's, so stale device copies are never hit.
-     */
-    record DataHandle(Object heapBase, long address, long byteSize, MemorySegment.Scope scope) {
-        static DataHandle of(MemorySegment s) {
-            return new DataHandle(s.heapBase().orElse(null), s.isNative() ? s.address() : 0, s.byteSize(), s.scope());
-        }
-
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof DataHandle h && h.heapBase == heapBase && h.address == address && h.byteSize == byteSize
-                    && h.scope == scope;
-        }
-
-        @Override
-        public int hashCode() {
-            return Long.hashCode(address) * 31 + System.identityHashCode(heapBase) + Long.hashCode(byteSize)
-                    + 17 * System.identityHashCode(scope);
-        }
+    record ConstantKey(LogicalTensor tensor, SourceMemory data) {
     }
 
     private final DeviceContext device;
@@ -142,7 +119,7 @@ public final class GpuKernel implements Kernel {
     private Lease constant(Queue queue, int i, Tensor t) {
         long bytes = slotBytes[i];
         CacheKey key = new CacheKey(io.partita.gpu.internal.GpuBackend.ID,
-                new ConstantKey(t.logicalTensor(), DataHandle.of(t.data())));
+                new ConstantKey(t.logicalTensor(), SourceMemory.of(t.data())));
         // Producing again costs a host-to-device copy of the tensor.
         return cache.getOrAdd(key, bytes, 2 * bytes, () -> {
             dropReleased(); // a miss: entries copied from memory whose arena has closed can never be hit again
@@ -153,7 +130,7 @@ public final class GpuKernel implements Kernel {
 
     private void dropReleased() {
         for (CacheKey k : added) {
-            if (!((ConstantKey) k.backendKey()).data().scope().isAlive()) {
+            if (!((ConstantKey) k.backendKey()).data().isAlive()) {
                 cache.removeIfExist(k);
                 added.remove(k);
             }

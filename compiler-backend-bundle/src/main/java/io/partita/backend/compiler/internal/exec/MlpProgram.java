@@ -19,6 +19,7 @@ import io.partita.cache.CacheKey;
 import io.partita.cache.ConstantBuffer;
 import io.partita.cache.ConstantTensorCache;
 import io.partita.cache.Lease;
+import io.partita.cache.SourceMemory;
 import io.partita.graph.DataType;
 import io.partita.graph.LogicalTensor;
 import io.partita.graph.Op;
@@ -59,26 +60,8 @@ public final class MlpProgram implements Program {
     private record Operand(int port, LogicalTensor tensor) {
     }
 
-    /** The memory packed weights came from: its scope, address or heap array, and size. */
-    private record Source(MemorySegment.Scope scope, Object heapBase, long address, long bytes) {
-        static Source of(MemorySegment s) {
-            return new Source(s.scope(), s.heapBase().orElse(null), s.isNative() ? s.address() : 0, s.byteSize());
-        }
-
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof Source x && x.scope == scope && x.heapBase == heapBase && x.address == address
-                    && x.bytes == bytes;
-        }
-
-        @Override
-        public int hashCode() {
-            return Long.hashCode(address) * 31 + System.identityHashCode(scope) + Long.hashCode(bytes);
-        }
-    }
-
     /** This backend's constant cache key: packed weights of one input of one compiled MLP. */
-    private record PackedKey(long program, int port, LogicalTensor tensor, Source source) {
+    private record PackedKey(long program, int port, LogicalTensor tensor, SourceMemory source) {
     }
 
     public MlpProgram(String backendId, CompileRequest request, MlpShape shape, RowKernelGenerator generator,
@@ -296,7 +279,7 @@ public final class MlpProgram implements Program {
         long colStride = transposed ? s[0] : s[1];
         long bytes = Panels.bytes(rowsPadded, cols);
         if (lt.isConstant() && cache != null) {
-            CacheKey key = new CacheKey(backendId, new PackedKey(id, port, lt, Source.of(t.data())));
+            CacheKey key = new CacheKey(backendId, new PackedKey(id, port, lt, SourceMemory.of(t.data())));
             Lease lease = cache.getOrAdd(key, bytes, 2 * bytes, () -> {
                 forgetDeadSources();
                 added.add(key);
@@ -313,7 +296,7 @@ public final class MlpProgram implements Program {
 
     private void forgetDeadSources() {
         for (CacheKey k : added) {
-            if (!((PackedKey) k.backendKey()).source().scope().isAlive()) {
+            if (!((PackedKey) k.backendKey()).source().isAlive()) {
                 cache.removeIfExist(k);
                 added.remove(k);
             }
