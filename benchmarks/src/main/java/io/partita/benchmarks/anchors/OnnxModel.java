@@ -87,6 +87,53 @@ public final class OnnxModel {
         return m.model("partita_anchor_" + c.name());
     }
 
+    /**
+     * BERT-style attention with a symbolic batch {@code B} and sequence length {@code S}: inputs
+     * {@code Q}, {@code K}, {@code V} [B,heads,S,head] and {@code mask} [B,1,1,S]; output
+     * {@value #OUTPUT} [B,S,heads,head] = transpose(softmax(Q K^T / sqrt(head) + mask) V).
+     */
+    public static byte[] attention(long heads, long head) {
+        OnnxModel m = new OnnxModel();
+        Object[] qkv = {"B", heads, "S", head};
+        for (String n : List.of("Q", "K", "V")) {
+            m.inputs.add(symbolicValueInfo(n, qkv));
+        }
+        m.inputs.add(symbolicValueInfo("mask", new Object[] {"B", 1L, 1L, "S"}));
+        m.outputs.add(symbolicValueInfo(OUTPUT, new Object[] {"B", "S", heads, head}));
+        m.initializers.add(tensor("scale", new long[0], new float[] {(float) Math.sqrt(head)}));
+        m.nodes.add(node("Transpose", "k_t", List.of("K"), "Kt", List.of(ints("perm", 0, 1, 3, 2))));
+        m.nodes.add(node("MatMul", "qk", List.of("Q", "Kt"), "scores", List.of()));
+        m.nodes.add(node("Div", "scale", List.of("scores", "scale"), "scaled", List.of()));
+        m.nodes.add(node("Add", "mask", List.of("scaled", "mask"), "masked", List.of()));
+        m.nodes.add(node("Softmax", "softmax", List.of("masked"), "probs", List.of(integer("axis", -1))));
+        m.nodes.add(node("MatMul", "pv", List.of("probs", "V"), "context", List.of()));
+        m.nodes.add(node("Transpose", "heads_last", List.of("context"), OUTPUT, List.of(ints("perm", 0, 2, 1, 3))));
+        return m.model("partita_attention_dynamic");
+    }
+
+    /** A value info whose dims are numbers (dim_value) or names (dim_param, symbolic). */
+    private static byte[] symbolicValueInfo(String name, Object[] dims) {
+        Proto shapeP = new Proto();
+        for (Object d : dims) {
+            Proto dim = new Proto();
+            if (d instanceof String param) {
+                dim.string(2, param); // TensorShapeProto.Dimension.dim_param
+            } else {
+                dim.varint(1, (Long) d); // TensorShapeProto.Dimension.dim_value
+            }
+            shapeP.bytes(1, dim.toBytes());
+        }
+        Proto tensorType = new Proto();
+        tensorType.varint(1, FLOAT);
+        tensorType.bytes(2, shapeP.toBytes());
+        Proto type = new Proto();
+        type.bytes(1, tensorType.toBytes());
+        Proto v = new Proto();
+        v.string(1, name);
+        v.bytes(2, type.toBytes());
+        return v.toBytes();
+    }
+
     private byte[] model(String graphName) {
         Proto g = new Proto();
         nodes.forEach(n -> g.bytes(1, n)); // GraphProto.node
@@ -150,21 +197,7 @@ public final class OnnxModel {
     }
 
     private static byte[] valueInfo(String name, long[] shape) {
-        Proto shapeP = new Proto();
-        for (long d : shape) {
-            Proto dim = new Proto();
-            dim.varint(1, d); // TensorShapeProto.Dimension.dim_value
-            shapeP.bytes(1, dim.toBytes()); // TensorShapeProto.dim
-        }
-        Proto tensorType = new Proto();
-        tensorType.varint(1, FLOAT); // TypeProto.Tensor.elem_type
-        tensorType.bytes(2, shapeP.toBytes()); // TypeProto.Tensor.shape
-        Proto type = new Proto();
-        type.bytes(1, tensorType.toBytes()); // TypeProto.tensor_type
-        Proto v = new Proto();
-        v.string(1, name); // ValueInfoProto.name
-        v.bytes(2, type.toBytes()); // ValueInfoProto.type
-        return v.toBytes();
+        return symbolicValueInfo(name, java.util.Arrays.stream(shape).boxed().toArray());
     }
 
     /** One message being written: protobuf-java's encoder over a byte buffer. */

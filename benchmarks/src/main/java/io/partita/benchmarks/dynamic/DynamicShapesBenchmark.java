@@ -42,6 +42,9 @@ import io.partita.testkit.check.RandomInputs;
  * <li>(b) the same attention at fixed lengths, and a BERT-base-sized gated MLP (768 -> 3072 -> 768,
  * SiLU gate, constant weights) at 1 and 128 rows, fused by the graph compiler against one partition
  * per op on the DNNL-style backend: {@code ratio_fused} = per-op time / fused time (medians).</li>
+ * <li>(c) the dynamic attention against ONNX Runtime Java running the same block as an ONNX model
+ * with symbolic batch and sequence length, same inputs: {@code ratio_vs_ort} = ORT time / Partita
+ * time (medians), with the largest output difference.</li>
  * <li>(d) code generation: classes, bytes, milliseconds per generated class.</li>
  * </ul>
  * {@code java -jar benchmarks.jar dynamic [--rounds R] [--iterations I]}
@@ -102,6 +105,13 @@ public final class DynamicShapesBenchmark {
             double f = medianMlp(fused, PartitionPolicy.FUSION, m, rounds * 5, "compiler");
             double u = medianMlp(perOp, PartitionPolicy.DEBUG, m, rounds * 5, "dnnl");
             System.out.printf(Locale.ROOT, "gated_mlp_m%d fused_ms=%.2f per_op_ms=%.2f ratio_fused=%.2f%n", m, f, u, u / f);
+        }
+        System.out.println("(c) the same dynamic attention in ONNX Runtime (symbolic batch and sequence, "
+                + Runtime.getRuntime().availableProcessors() + " intra-op threads)");
+        for (long s : new long[] {128, 384}) {
+            OrtComparison.Result r = OrtComparison.run(fused, s, HEADS, HEAD, rounds * 5);
+            System.out.printf(Locale.ROOT, "mha_s%d partita_ms=%.2f ort_ms=%.2f max_abs_diff=%.2e ratio_vs_ort=%.2f%n", s,
+                    r.partitaMs(), r.ortMs(), r.maxAbsDiff(), r.ortMs() / r.partitaMs());
         }
         String d = compiler.description();
         System.out.println("(d) code generation: " + d);

@@ -299,12 +299,58 @@ public final class FlashAttention {
         }
     }
 
-    /** o[r] += p[r] . V[jb .. jb+valid) for the four rows at once. */
+    /**
+     * o[r] += p[r] . V[jb .. jb+valid) for the four rows at once, two vectors of the value dim per
+     * pass (each loaded V vector and broadcast probability feeds four and two FMAs).
+     */
     private static void accumulateValues(Scratch s, int rows, int jb, int valid, int dvP) {
         float[] p = s.s;
         float[] vp = s.vp;
         float[] o = s.o;
-        for (int e = 0; e < dvP; e += VL) {
+        int e = 0;
+        for (; e + 2 * VL <= dvP; e += 2 * VL) {
+            FloatVector a0 = FloatVector.fromArray(S, o, e);
+            FloatVector a1 = FloatVector.fromArray(S, o, dvP + e);
+            FloatVector a2 = FloatVector.fromArray(S, o, 2 * dvP + e);
+            FloatVector a3 = FloatVector.fromArray(S, o, 3 * dvP + e);
+            FloatVector b0 = FloatVector.fromArray(S, o, e + VL);
+            FloatVector b1 = FloatVector.fromArray(S, o, dvP + e + VL);
+            FloatVector b2 = FloatVector.fromArray(S, o, 2 * dvP + e + VL);
+            FloatVector b3 = FloatVector.fromArray(S, o, 3 * dvP + e + VL);
+            int vrow = jb * dvP + e;
+            for (int j = 0; j < valid; j++, vrow += dvP) {
+                FloatVector v = FloatVector.fromArray(S, vp, vrow);
+                FloatVector w = FloatVector.fromArray(S, vp, vrow + VL);
+                FloatVector x = FloatVector.broadcast(S, p[j]);
+                a0 = x.fma(v, a0);
+                b0 = x.fma(w, b0);
+                x = FloatVector.broadcast(S, p[KB + j]);
+                a1 = x.fma(v, a1);
+                b1 = x.fma(w, b1);
+                x = FloatVector.broadcast(S, p[2 * KB + j]);
+                a2 = x.fma(v, a2);
+                b2 = x.fma(w, b2);
+                x = FloatVector.broadcast(S, p[3 * KB + j]);
+                a3 = x.fma(v, a3);
+                b3 = x.fma(w, b3);
+            }
+            // rows past the block's end hold padding: never stored
+            a0.intoArray(o, e);
+            b0.intoArray(o, e + VL);
+            if (rows > 1) {
+                a1.intoArray(o, dvP + e);
+                b1.intoArray(o, dvP + e + VL);
+            }
+            if (rows > 2) {
+                a2.intoArray(o, 2 * dvP + e);
+                b2.intoArray(o, 2 * dvP + e + VL);
+            }
+            if (rows > 3) {
+                a3.intoArray(o, 3 * dvP + e);
+                b3.intoArray(o, 3 * dvP + e + VL);
+            }
+        }
+        for (; e < dvP; e += VL) {
             FloatVector a0 = FloatVector.fromArray(S, o, e);
             FloatVector a1 = FloatVector.fromArray(S, o, dvP + e);
             FloatVector a2 = FloatVector.fromArray(S, o, 2 * dvP + e);
