@@ -41,5 +41,13 @@ public interface PersistentCache {
      */
     boolean store(DeviceKind kind, byte[] key, List<byte[]> blobs);
 
+    /**
+     * Removes the entry stored under exactly this key, counted as {@link PersistentCacheStats.Reject#REFUSED}:
+     * for a backend whose loader (the JVM's verifier, an OpenCL driver) refused blobs that passed the
+     * checksum, so that its fresh {@link #store} replaces them. Returns false when there was none, the
+     * store is disabled, or on an I/O error (logged).
+     */
+    boolean remove(DeviceKind kind, byte[] key);
+
     PersistentCacheStats stats();
 }

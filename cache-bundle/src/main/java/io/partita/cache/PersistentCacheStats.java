@@ -28,7 +28,9 @@ public record PersistentCacheStats(String directory, long capacityMegabytes, Set
         /** A file is shorter than its header says, or missing. */
         TRUNCATED,
         /** The entry is writable by group or others, owned by another user, or a symbolic link. */
-        PERMISSION;
+        PERMISSION,
+        /** Intact, but the backend that loaded it could not use it (the JVM or the driver refused it). */
+        REFUSED;
 
         public String spelling() {
             return name().toLowerCase(Locale.ROOT).replace('_', ' ');

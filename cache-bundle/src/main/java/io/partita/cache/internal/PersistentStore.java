@@ -306,6 +306,42 @@ final class PersistentStore implements PersistentCache {
         }
     }
 
+    @Override
+    public boolean remove(DeviceKind kind, byte[] key) {
+        if (kind == null || key == null) {
+            throw new IllegalArgumentException("persistent cache remove needs an engine kind and a key");
+        }
+        Settings s = settings;
+        if (!s.enabled(kind)) {
+            return false;
+        }
+        try {
+            Path dir = trusted(s.directory());
+            if (dir == null) {
+                return false;
+            }
+            String bucketName = EntryFormat.bucket(key);
+            Path bucket = dir.resolve(bucketName);
+            return DirLock.of(dir, FileSecurity.ownerOnly(dir, false)).exclusive(() -> {
+                for (Path entry : entries(bucket)) {
+                    if (examine(entry, bucketName, key) instanceof Match) {
+                        deleteTree(entry);
+                        deleteIfEmpty(bucket);
+                        rejects.get(Reject.REFUSED).increment();
+                        LOG.warn("persistent cache: removed entry {} (refused by the backend that loaded it); it will be"
+                                + " rebuilt", entry);
+                        walk(dir, Long.MAX_VALUE); // recounts size.txt
+                        return true;
+                    }
+                }
+                return false;
+            });
+        } catch (IOException | RuntimeException e) {
+            warnOnce("remove from " + s.directory() + " failed", e);
+            return false;
+        }
+    }
+
     private boolean write(Path dir, long capacity, byte[] key, byte[] keyFile, byte[] kernelFile) throws IOException {
         FileAttribute<?>[] dirAttrs = FileSecurity.ownerOnly(dir, true);
         FileAttribute<?>[] fileAttrs = FileSecurity.ownerOnly(dir, false);

@@ -68,6 +68,26 @@ class PersistentStoreTest {
         assertTrue(same(blobs, store(dir(), 16).load(DeviceKind.CPU, key(1)).orElseThrow()));
     }
 
+    /** A backend that cannot use an intact entry removes it, so its fresh store replaces the refused blobs. */
+    @Test
+    void anEntryTheBackendRefusedIsRemovedAndReplacedByTheNextStore() throws IOException {
+        PersistentStore s = store(dir(), 16);
+        assertFalse(s.remove(DeviceKind.GPU, key(1)), "nothing to remove");
+        assertTrue(s.store(DeviceKind.GPU, key(1), List.of(new byte[] {9, 9})));
+        assertTrue(s.store(DeviceKind.GPU, key(2), blobs(2, 100)));
+        assertTrue(s.remove(DeviceKind.GPU, key(1)));
+        assertTrue(s.load(DeviceKind.GPU, key(1)).isEmpty());
+        assertTrue(s.load(DeviceKind.GPU, key(2)).isPresent(), "other entries stay");
+        assertEquals(actualBytes(dir()) + " 1", sizeTxt(dir()));
+        assertEquals(1, s.stats().rejects().get(Reject.REFUSED));
+        assertTrue(s.stats().describe().contains("refused 1"), s.stats().describe());
+        List<byte[]> fresh = List.of(new byte[] {1, 2, 3});
+        assertTrue(s.store(DeviceKind.GPU, key(1), fresh));
+        assertTrue(same(fresh, s.load(DeviceKind.GPU, key(1)).orElseThrow()));
+        s.setEngines(Set.of(DeviceKind.CPU));
+        assertFalse(s.remove(DeviceKind.GPU, key(1)), "disabled for gpu");
+    }
+
     @Test
     void theDirectoryAndItsFilesAreOwnerOnly() throws IOException {
         assumeTrue(posix());

@@ -135,7 +135,18 @@ public final class GpuBackend implements Backend {
             return "no OpenCL device: " + d.problem();
         }
         return "OpenCL, " + d.list().size() + (d.list().size() == 1 ? " device" : " devices") + "\n"
-                + d.list().stream().map(GpuDevice::describe).collect(Collectors.joining("\n"));
+                + d.list().stream().map(this::describe).collect(Collectors.joining("\n"));
+    }
+
+    /** The device's line, with its programs once it has a context. */
+    private String describe(GpuDevice dev) {
+        DeviceContext c = contexts.get(dev.id().getNativePointer());
+        return dev.describe() + (c == null ? "" : "; " + c.programStats().describe());
+    }
+
+    /** Programs built and loaded so far on engine gpu.{@code index}. */
+    public DeviceContext.ProgramStats programStats(int index) {
+        return context(index).programStats();
     }
 
     @Override
@@ -165,7 +176,8 @@ public final class GpuBackend implements Backend {
         }
         GpuDevice dev = list.get(index);
         // keyed by the native device, so a new selection reuses the contexts of devices kept
-        return contexts.computeIfAbsent(dev.id().getNativePointer(), k -> new DeviceContext(dev));
+        return contexts.computeIfAbsent(dev.id().getNativePointer(),
+                k -> new DeviceContext(dev, caches.persistentCache(), ID + " " + version()));
     }
 
     @Override

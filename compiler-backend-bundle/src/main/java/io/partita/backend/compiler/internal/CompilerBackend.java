@@ -36,12 +36,13 @@ public final class CompilerBackend implements Backend {
     public static final String ID = "compiler";
     /** Above the DNNL-style backend (100): a fused attention block beats its per-op partitions. */
     public static final int DEFAULT_RANK = 150;
+    static final String VERSION = "1";
     static final String ATTENTION = "attention";
     static final String GATED_MLP = "gated_mlp";
     static final String MLP = "mlp";
     private static final int MAX_THREADS = 1024;
 
-    private final RowKernelGenerator generator = new RowKernelGenerator();
+    private final RowKernelGenerator generator;
     /** Packed MLP weights live in the unified constant cache under this backend's id. */
     private final CacheManager caches;
     private volatile Parallel pool;
@@ -49,6 +50,8 @@ public final class CompilerBackend implements Backend {
 
     public CompilerBackend(CacheManager caches) {
         this.caches = java.util.Objects.requireNonNull(caches, "caches");
+        // generated classes persist on disk when the store is on for engine kind cpu
+        this.generator = new RowKernelGenerator(caches.persistentCache(), ID + " " + VERSION);
     }
 
     @Override
@@ -58,7 +61,7 @@ public final class CompilerBackend implements Backend {
 
     @Override
     public String version() {
-        return "1";
+        return VERSION;
     }
 
     @Override
@@ -74,7 +77,9 @@ public final class CompilerBackend implements Backend {
     @Override
     public String description() {
         RowKernelGenerator.Stats s = generator.stats();
-        return "generated " + s.classes() + " classes, " + s.bytes() + " bytes in " + s.nanos() / 1_000_000 + " ms"
+        return "generated " + s.generated() + " classes, loaded " + s.loaded() + " from the persistent cache, "
+                + s.bytes() + " bytes in " + s.nanos() / 1_000_000 + " ms"
+                + (s.refused() > 0 ? ", " + s.refused() + " stored classes refused" : "")
                 + (s.fallbacks() > 0 ? ", " + s.fallbacks() + " interpreted" : "");
     }
 

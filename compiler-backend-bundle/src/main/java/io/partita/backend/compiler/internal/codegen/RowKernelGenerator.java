@@ -13,8 +13,17 @@ import java.lang.classfile.CodeBuilder;
 import java.lang.classfile.Label;
 import java.lang.constant.ClassDesc;
 import java.lang.constant.MethodTypeDesc;
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.lang.invoke.MethodHandles;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -23,6 +32,8 @@ import org.slf4j.LoggerFactory;
 
 import io.partita.backend.compiler.internal.expr.Expr;
 import io.partita.backend.compiler.internal.expr.Fn;
+import io.partita.cache.DeviceKind;
+import io.partita.cache.PersistentCache;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorSpecies;
 
@@ -32,6 +43,11 @@ import jdk.incubator.vector.VectorSpecies;
  * intermediate in a vector register: one pass over the row whatever the chain's length. Leaves
  * uniform over the row (scalars, constants, the row index) are hoisted out of the loop; a row
  * length known at compile time is a constant in the code. Equal expressions share a class.
+ *
+ * <p>With a {@link PersistentCache} enabled for engine kind cpu, a class missing in memory is first
+ * looked up on disk (so a second process skips generation) and a generated one is stored there. Stored
+ * bytes are defined like generated ones, so the JVM verifies them; bytes it refuses are removed from
+ * the store and generated afresh.
  */
 public final class RowKernelGenerator {
     private static final Logger LOG = LoggerFactory.getLogger(RowKernelGenerator.class);
@@ -54,17 +70,53 @@ public final class RowKernelGenerator {
     private static final int ROW = 5;
     private static final int COL = 6;
 
+    /** Changes whenever the key's layout does (an old entry then never matches). */
+    private static final String KEY_FORMAT = "partita.compiler.rowkernel/1";
+    /** Partita's version; the fingerprint of the generator's own classes covers unreleased changes. */
+    private static final String PARTITA_VERSION = "0.1.0";
+
     private final ConcurrentHashMap<Key, RowKernel> kernels = new ConcurrentHashMap<>();
     private final AtomicLong generated = new AtomicLong();
+    private final AtomicLong loaded = new AtomicLong();
+    private final AtomicLong refused = new AtomicLong();
     private final AtomicLong generatedBytes = new AtomicLong();
     private final AtomicLong generateNanos = new AtomicLong();
     private final AtomicLong fallbacks = new AtomicLong();
+    private final PersistentCache persistent;
+    private final String backend;
 
     private record Key(Expr expr, int staticN) {
     }
 
-    /** What code generation has cost so far. */
-    public record Stats(long classes, long bytes, long nanos, long fallbacks) {
+    /**
+     * What code generation has cost so far.
+     *
+     * @param generated classes generated here
+     * @param loaded    classes defined from the persistent cache instead
+     * @param bytes     class bytes defined (generated or loaded)
+     * @param nanos     time spent generating, loading and defining
+     * @param fallbacks expressions running interpreted (their class was refused)
+     * @param refused   stored classes the JVM refused (removed from the store and generated again)
+     */
+    public record Stats(long generated, long loaded, long bytes, long nanos, long fallbacks, long refused) {
+        /** Classes defined, generated or loaded. */
+        public long classes() {
+            return generated + loaded;
+        }
+    }
+
+    /** A generator keeping its classes in memory only. */
+    public RowKernelGenerator() {
+        this(null, "compiler");
+    }
+
+    /**
+     * @param persistent the on-disk store (used when enabled for engine kind cpu), or null
+     * @param backend    the backend id and version, part of every stored class's key
+     */
+    public RowKernelGenerator(PersistentCache persistent, String backend) {
+        this.persistent = persistent;
+        this.backend = java.util.Objects.requireNonNull(backend, "backend");
     }
 
     /**
@@ -78,7 +130,8 @@ public final class RowKernelGenerator {
     }
 
     public Stats stats() {
-        return new Stats(generated.get(), generatedBytes.get(), generateNanos.get(), fallbacks.get());
+        return new Stats(generated.get(), loaded.get(), generatedBytes.get(), generateNanos.get(), fallbacks.get(),
+                refused.get());
     }
 
     /** Forgets generated classes (they unload once no compiled partition uses them). */
@@ -89,7 +142,20 @@ public final class RowKernelGenerator {
     private RowKernel define(Key key, String what) {
         long t0 = System.nanoTime();
         try {
-            return load(generate(key.expr(), key.staticN()), key.expr(), what);
+            byte[] storeKey = null;
+            if (persistent != null && persistent.enabled(DeviceKind.CPU)) {
+                storeKey = persistentKey(key.expr(), key.staticN(), backend);
+                RowKernel k = fromStore(storeKey, key.expr(), what);
+                if (k != null) {
+                    return k;
+                }
+            }
+            byte[] bytes = generate(key.expr(), key.staticN());
+            RowKernel k = load(bytes, key.expr(), what);
+            if (storeKey != null && !(k instanceof InterpretedRowKernel)) {
+                persistent.store(DeviceKind.CPU, storeKey, List.of(bytes));
+            }
+            return k;
         } catch (IllegalArgumentException | IllegalStateException e) {
             return fallBack(key.expr(), what, e);
         } finally {
@@ -97,16 +163,125 @@ public final class RowKernelGenerator {
         }
     }
 
+    /**
+     * The kernel defined from the bytes stored under this key, or null (not stored, or refused). The
+     * bytes go through the same defineHiddenClass as generated ones: the JVM verifies them, and a
+     * class it refuses is never run.
+     */
+    private RowKernel fromStore(byte[] storeKey, Expr expr, String what) {
+        Optional<List<byte[]>> found = persistent.load(DeviceKind.CPU, storeKey);
+        if (found.isEmpty()) {
+            return null;
+        }
+        List<byte[]> blobs = found.get();
+        try {
+            if (blobs.size() != 1) {
+                throw new ClassFormatError("expected one class file, found " + blobs.size() + " blobs");
+            }
+            RowKernel k = defineHidden(blobs.get(0));
+            loaded.incrementAndGet();
+            generatedBytes.addAndGet(blobs.get(0).length);
+            return k;
+        } catch (ReflectiveOperationException | LinkageError | ClassCastException e) {
+            refused.incrementAndGet();
+            LOG.warn("{}: the class stored for {} in persistent cache entry {} was refused ({}); generating it again",
+                    what, expr.nodes(), entryName(storeKey), e.toString());
+            persistent.remove(DeviceKind.CPU, storeKey); // so the fresh class replaces it
+            return null;
+        }
+    }
+
     /** Defines generated bytes as a hidden class; bytes the JVM refuses give the interpreted kernel. */
     RowKernel load(byte[] bytes, Expr expr, String what) {
         try {
-            MethodHandles.Lookup hidden = MethodHandles.lookup().defineHiddenClass(bytes, true);
-            RowKernel k = (RowKernel) hidden.lookupClass().getDeclaredConstructor().newInstance();
+            RowKernel k = defineHidden(bytes);
             generated.incrementAndGet();
             generatedBytes.addAndGet(bytes.length);
             return k;
         } catch (ReflectiveOperationException | LinkageError | ClassCastException e) {
             return fallBack(expr, what, e);
+        }
+    }
+
+    private static RowKernel defineHidden(byte[] bytes) throws ReflectiveOperationException {
+        MethodHandles.Lookup hidden = MethodHandles.lookup().defineHiddenClass(bytes, true);
+        return (RowKernel) hidden.lookupClass().getDeclaredConstructor().newInstance();
+    }
+
+    /** The entry's place in the store's layout (DIR/bucket), for the warning. */
+    private String entryName(byte[] storeKey) {
+        String dir = persistent.directory().map(Object::toString).orElse("?");
+        return dir + "/" + HexFormat.of().formatHex(sha256().digest(storeKey), 0, 8);
+    }
+
+    /**
+     * Everything the class bytes depend on: the key format, backend and Partita versions, a
+     * fingerprint of the generator's own classes (any change to the code generation changes it), the
+     * JVM version, the vector species the kernels run at, and the expression in full (functions,
+     * arguments, attributes as float bits, indices) with the static row length.
+     */
+    static byte[] persistentKey(Expr expr, int staticN, String backend) {
+        try {
+            ByteArrayOutputStream bytes = new ByteArrayOutputStream(256);
+            DataOutputStream out = new DataOutputStream(bytes);
+            out.writeUTF(KEY_FORMAT);
+            out.writeUTF(backend);
+            out.writeUTF(PARTITA_VERSION);
+            out.write(Fingerprint.VALUE);
+            out.writeUTF(Runtime.version().toString());
+            out.writeUTF(String.valueOf(System.getProperty("java.specification.version")));
+            out.writeUTF(String.valueOf(System.getProperty("java.vm.name")));
+            out.writeUTF(VectorMath.S.vectorShape().toString());
+            out.writeInt(VectorMath.S.length());
+            out.writeInt(staticN);
+            out.writeInt(expr.sources());
+            out.writeInt(expr.scalars());
+            out.writeInt(expr.nodes().size());
+            for (Expr.Node n : expr.nodes()) {
+                out.writeUTF(n.fn().name());
+                out.writeInt(n.index());
+                out.writeInt(n.args().length);
+                for (int a : n.args()) {
+                    out.writeInt(a);
+                }
+                out.writeInt(n.attrs().length);
+                for (float f : n.attrs()) {
+                    out.writeInt(Float.floatToRawIntBits(f));
+                }
+            }
+            out.flush();
+            return bytes.toByteArray();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e); // a byte array stream does not fail
+        }
+    }
+
+    /** SHA-256 over the class files generated code depends on, computed once. */
+    private static final class Fingerprint {
+        static final byte[] VALUE = compute();
+
+        private static byte[] compute() {
+            MessageDigest d = sha256();
+            for (Class<?> c : new Class<?>[] {RowKernelGenerator.class, VectorMath.class, RowKernel.class}) {
+                try (InputStream in = c.getResourceAsStream(c.getSimpleName() + ".class")) {
+                    if (in != null) {
+                        d.update(in.readAllBytes());
+                    } else {
+                        d.update(c.getName().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                    }
+                } catch (IOException e) {
+                    d.update(c.getName().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                }
+            }
+            return d.digest();
+        }
+    }
+
+    private static MessageDigest sha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is required of every JVM", e);
         }
     }
 
