@@ -81,7 +81,8 @@ public final class Main {
             case "pack" -> io.partita.benchmarks.probes.PackProbe.main(args);
             case "conv" -> io.partita.benchmarks.probes.ConvProbe.main(args);
             case "singleops" -> io.partita.benchmarks.probes.SingleOpsProbe.main(args);
-            default -> throw new IllegalArgumentException("no probe " + name + " (sgemm, kernel, pack, conv, singleops)");
+            case "attention" -> io.partita.benchmarks.probes.AttentionProbe.main(args);
+            default -> throw new IllegalArgumentException("no probe " + name + " (sgemm, kernel, pack, conv, singleops, attention)");
         }
     }
 

@@ -220,7 +220,7 @@ public final class DynamicShapesBenchmark {
     }
 
     /** BERT attention on [B,12,S,64] Q, K, V: scores / 8 + mask [B,1,1,S], SoftMax, x V, to [B,S,12,64]. */
-    static void build(Graph g, long b, long s, long base) {
+    public static void build(Graph g, long b, long s, long base) {
         g.add(Op.builder(base, OpKind.MatMul).inputs(f32(base, b, HEADS, s, HEAD), f32(base + 1, b, HEADS, s, HEAD))
                 .attr("transpose_b", true).output(f32(base + 10, b, HEADS, s, s)).build());
         g.add(Op.builder(base + 1, OpKind.Divide)

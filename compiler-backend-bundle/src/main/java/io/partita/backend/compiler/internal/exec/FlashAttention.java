@@ -23,7 +23,7 @@ public final class FlashAttention {
     private static final int VL = S.length();
     /** Query rows sharing each load of K and V. */
     private static final int RB = 4;
-    /** Query rows per task. */
+    /** Query rows in the unit of work division. */
     private static final int QB = 64;
     /** Keys per block of the online softmax. */
     private static final int KB = 256;
@@ -69,14 +69,26 @@ public final class FlashAttention {
     public static void run(Geometry g, Buffers b, RowKernel scores, boolean identityScores, Parallel pool) {
         long batches = g.batchCount();
         int qBlocks = (g.sq() + QB - 1) / QB;
-        long tasks = batches * qBlocks;
+        // Each task packs K and V of its batch entry once and sweeps a run of query blocks, so the
+        // packing is shared by as many query rows as the parallelism allows: a batch entry is split
+        // only as far as needed to give every worker about two tasks.
+        long wanted = 2L * pool.threads();
+        int splits = (int) Math.max(1, Math.min(qBlocks, (wanted + batches - 1) / batches));
+        int blocksPerTask = (qBlocks + splits - 1) / splits;
+        splits = (qBlocks + blocksPerTask - 1) / blocksPerTask;
+        long tasks = batches * splits;
         if (tasks > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("attention with " + tasks + " tasks is beyond one partition");
         }
-        pool.forEach((int) tasks, t -> block(g, b, scores, identityScores, t / qBlocks, (t % qBlocks) * QB));
+        int perTask = blocksPerTask;
+        int split = splits;
+        pool.forEach((int) tasks, t -> {
+            int q0 = (t % split) * perTask * QB;
+            block(g, b, scores, identityScores, t / split, q0, Math.min(g.sq(), q0 + perTask * QB));
+        });
     }
 
-    private static void block(Geometry g, Buffers b, RowKernel scores, boolean identity, long batch, int q0) {
+    private static void block(Geometry g, Buffers b, RowKernel scores, boolean identity, long batch, int q0, int q1) {
         int d = g.d();
         int dv = g.dv();
         int sk = g.sk();
@@ -95,7 +107,6 @@ public final class FlashAttention {
         for (int k = 0; k < opBase.length; k++) {
             opBase[k] = Strides.offset(batch, g.batch(), g.operands()[k].batchStrides(), g.batch().length);
         }
-        int q1 = Math.min(g.sq(), q0 + QB);
         for (int i0 = q0; i0 < q1; i0 += RB) {
             int rows = Math.min(RB, q1 - i0);
             stageQueries(b.q(), bq, g.q(), i0, rows, d, s.q);
@@ -284,7 +295,7 @@ public final class FlashAttention {
         FloatVector mv = FloatVector.broadcast(S, m);
         FloatVector sum = FloatVector.zero(S);
         for (int c = 0; c < bc; c += VL) {
-            FloatVector p = FloatVector.fromArray(S, x, base + c).sub(mv).lanewise(VectorOperators.EXP);
+            FloatVector p = SoftmaxExp.exp(FloatVector.fromArray(S, x, base + c).sub(mv));
             p.intoArray(x, base + c);
             sum = sum.add(p);
         }
