@@ -101,7 +101,7 @@ public final class FlashAttention {
         long bv = Strides.offset(batch, g.batch(), g.v().batchStrides(), g.batch().length);
         long bo = Strides.offset(batch, g.batch(), g.o().batchStrides(), g.batch().length);
         long bs = g.stats() == null ? 0 : Strides.offset(batch, g.batch(), g.stats().batchStrides(), g.batch().length);
-        packKeys(b.k(), bk, g.k(), sk, skP, d, s.kt);
+        packKeys(b.k(), bk, g.k(), sk, skP, d, s.kt, s.krow);
         packValues(b.v(), bv, g.v(), sk, dv, dvP, s.vp);
         long[] opBase = new long[g.operands().length];
         for (int k = 0; k < opBase.length; k++) {
@@ -146,14 +146,16 @@ public final class FlashAttention {
      * K transposed in column groups of one vector: {@code kt[(j / VL) * d * VL + e * VL + j % VL]},
      * so the score loop over the head dim streams one contiguous run per group.
      */
-    private static void packKeys(MemorySegment k, long base, Access a, int sk, int skP, int d, float[] kt) {
+    private static void packKeys(MemorySegment k, long base, Access a, int sk, int skP, int d, float[] kt, float[] row) {
         Arrays.fill(kt, 0, skP * d, 0f);
         for (int j = 0; j < sk; j++) {
             long src = base + j * a.row();
             int dst = (j / VL) * d * VL + j % VL;
             if (a.col() == 1 && a.f32()) {
+                // one bulk copy per key, then the scatter between arrays (per-element segment reads cost more)
+                MemorySegment.copy(k, ValueLayout.JAVA_FLOAT, src * 4, row, 0, d);
                 for (int e = 0; e < d; e++) {
-                    kt[dst + e * VL] = k.getAtIndex(ValueLayout.JAVA_FLOAT, src + e);
+                    kt[dst + e * VL] = row[e];
                 }
             } else {
                 for (int e = 0; e < d; e++) {
@@ -393,8 +395,9 @@ public final class FlashAttention {
             // A row whose every score was -inf: zeros with inf_as_zero, NaN (0/0) otherwise, as the reference.
             float inv = l == 0f ? (infAsZero ? 0f : Float.NaN) : 1f / l;
             int ob = r * dvP;
-            for (int e = 0; e < dv; e++) {
-                s.o[ob + e] *= inv;
+            FloatVector iv = FloatVector.broadcast(S, inv);
+            for (int e = 0; e < dvP; e += VL) {
+                FloatVector.fromArray(S, s.o, ob + e).mul(iv).intoArray(s.o, ob + e);
             }
             long dst = base + (long) (i0 + r) * a.row();
             if (a.col() == 1 && a.f32()) {
@@ -414,6 +417,7 @@ public final class FlashAttention {
     /** One worker's buffers, grown to the largest shape it has run. */
     private static final class Scratch {
         float[] kt = new float[0];
+        float[] krow = new float[0];
         float[] vp = new float[0];
         float[] q = new float[0];
         final float[] s = new float[RB * KB];
@@ -427,6 +431,9 @@ public final class FlashAttention {
         void ensure(int d, int skP, int dvP, int operands) {
             if (kt.length < d * skP) {
                 kt = new float[d * skP];
+            }
+            if (krow.length < d) {
+                krow = new float[d];
             }
             if (vp.length < skP * dvP) {
                 vp = new float[skP * dvP];
