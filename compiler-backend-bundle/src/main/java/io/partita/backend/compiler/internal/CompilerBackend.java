@@ -87,8 +87,8 @@ public final class CompilerBackend implements Backend {
 
     @Override
     public List<Claim> claim(GraphView graph, PartitionPolicy policy) {
-        if (policy == PartitionPolicy.DEBUG) {
-            return List.of(); // one op per partition: nothing to fuse
+        if (policy != PartitionPolicy.FUSION || graph.engineKind() != EngineKind.CPU) {
+            return List.of(); // DEBUG: one op per partition, nothing to fuse
         }
         List<Op> ops = graph.ops();
         OpIndex index = new OpIndex(ops);

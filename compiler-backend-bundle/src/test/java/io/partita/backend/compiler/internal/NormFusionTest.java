@@ -205,6 +205,27 @@ class NormFusionTest {
         wholeGraphMatches(build, 5);
     }
 
+    /**
+     * The residual stream h feeds a SoftMax outside whose result the post chain would read: fusing
+     * the Multiply would make the partition need the SoftMax and the SoftMax need the partition, so
+     * the claim stops at the norm.
+     */
+    @Test
+    void postChainReadingAPathFromSrcIsLeftOut() {
+        java.util.function.Consumer<Graph> build = g -> {
+            g.add(Op.builder(0, OpKind.Add).inputs(f32(0, 4, 24), f32(1, 4, 24)).output(f32(10, 4, 24)).build());
+            g.add(Op.builder(1, OpKind.LayerNorm).inputs(f32(10, 4, 24), f32(2, 24), f32(3, 24))
+                    .attr("keep_stats", false).output(f32(11, 4, 24)).build());
+            g.add(Op.builder(2, OpKind.SoftMax).input(f32(10, 4, 24)).attr("axis", -1L).output(f32(12, 4, 24)).build());
+            g.add(Op.builder(3, OpKind.Multiply).inputs(f32(11, 4, 24), f32(12, 4, 24)).output(f32(13, 4, 24)).build());
+        };
+        Graph g = graph(RUNTIME, build);
+        List<io.partita.graph.Partition> parts = compilerParts(g, PartitionPolicy.FUSION);
+        assertEquals(1, parts.size(), g.partitions(PartitionPolicy.FUSION).toString());
+        assertEquals(2, parts.get(0).ops().size(), "Add and LayerNorm: " + parts);
+        wholeGraphMatches(build, 9);
+    }
+
     private static LogicalTensor bf16(long id, long... dims) {
         return LogicalTensor.of(id, DataType.BF16, dims);
     }

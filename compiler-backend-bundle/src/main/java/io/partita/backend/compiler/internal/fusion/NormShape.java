@@ -68,6 +68,11 @@ public record NormShape(List<Op> pre, Op norm, List<Op> post, boolean srcLeaves)
         long[] dims = norm.input(0).dims();
         long src = norm.input(0).id();
         List<Op> pre = pre(src, dims, norm, index, available, leavesGraph);
+        for (int i = 1; i < norm.inputs().size(); i++) {
+            if (pre.contains(index.producer(norm.input(i).id()))) {
+                return null; // gamma/beta computed by the chain itself: read as partition inputs only
+            }
+        }
         Set<Op> excluded = new HashSet<>(pre);
         excluded.add(norm);
         List<Op> post = Regions.forward(norm.output(0).id(), dims, index, available, excluded,
