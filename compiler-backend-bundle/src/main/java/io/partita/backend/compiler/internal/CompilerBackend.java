@@ -140,7 +140,8 @@ public final class CompilerBackend implements Backend {
             claims.add(claim(n.ops(), NORM, taken));
         }
         for (Op op : ops) {
-            if (taken.contains(op.id())) {
+            // a chain is dynamic through its dims, which every op of it has (cheap test before growing one)
+            if (taken.contains(op.id()) || !dynamic(List.of(op))) {
                 continue;
             }
             EltwiseShape e = EltwiseShape.from(op, index, o -> !graph.isClaimed(o.id()) && !taken.contains(o.id()),

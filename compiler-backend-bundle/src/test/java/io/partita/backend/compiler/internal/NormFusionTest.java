@@ -110,6 +110,21 @@ class NormFusionTest {
     }
 
     /** The compiler's one partition of the graph (an End op is a partition of its own). */
+    /** RMSNorm without gamma, its rrms an output too, then Sigmoid; batch dynamic. */
+    @Test
+    void rmsNormWithRrmsOutput() {
+        java.util.function.BiConsumer<Graph, Long> build = (g, b) -> {
+            g.add(Op.builder(1, OpKind.RMSNorm).input(f32(0, b, 33)).outputs(f32(11, b, 33), f32(14, b)).build());
+            g.add(Op.builder(2, OpKind.Sigmoid).input(f32(11, b, 33)).output(f32(12, b, 33)).build());
+        };
+        wholeGraphMatches(g -> build.accept(g, 6L), 1);
+        CompiledPartition cp = compileDynamic(graph(RUNTIME, g -> build.accept(g, DYNAMIC_DIM)));
+        assertEquals(2, cp.outputs().size());
+        for (long b : new long[] {1, 5, 64}) {
+            partitionMatches(cp, g -> build.accept(g, b), b);
+        }
+    }
+
     static CompiledPartition compileDynamic(Graph g) {
         List<io.partita.graph.Partition> parts = compilerParts(g, PartitionPolicy.FUSION);
         assertEquals(1, parts.size(), g.partitions(PartitionPolicy.FUSION).toString());
