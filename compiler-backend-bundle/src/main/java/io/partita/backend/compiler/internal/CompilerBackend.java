@@ -6,10 +6,14 @@ import java.util.Set;
 
 import io.partita.backend.compiler.internal.codegen.RowKernelGenerator;
 import io.partita.backend.compiler.internal.exec.AttentionProgram;
+import io.partita.backend.compiler.internal.exec.EltwiseProgram;
 import io.partita.backend.compiler.internal.exec.MlpProgram;
+import io.partita.backend.compiler.internal.exec.NormProgram;
 import io.partita.backend.compiler.internal.exec.Parallel;
 import io.partita.backend.compiler.internal.fusion.AttentionShape;
+import io.partita.backend.compiler.internal.fusion.EltwiseShape;
 import io.partita.backend.compiler.internal.fusion.MlpShape;
+import io.partita.backend.compiler.internal.fusion.NormShape;
 import io.partita.backend.compiler.internal.fusion.OpIndex;
 import io.partita.cache.CacheManager;
 import io.partita.cache.Device;
@@ -28,8 +32,9 @@ import io.partita.spi.Kernel;
  * The graph-compiler backend: claims whole attention blocks (MatMul, scale, mask, SoftMax,
  * MatMul and the views around them) and gated MLPs (two up projections, their elementwise
  * combination, the down projection), static or with dynamic dims (and single-projection MLPs
- * with dynamic rows), and compiles each once into fused loops whose elementwise parts are
- * generated classes. Ranked above the
+ * with dynamic rows), LayerNorm/RMSNorm over the last axis with the elementwise ops before and
+ * after it, and elementwise chains with dynamic dims; it compiles each once into fused loops
+ * whose elementwise parts are generated classes. Ranked above the
  * DNNL-style backend so its larger partitions win; what it does not claim goes to the others.
  */
 public final class CompilerBackend implements Backend {
@@ -40,6 +45,8 @@ public final class CompilerBackend implements Backend {
     static final String ATTENTION = "attention";
     static final String GATED_MLP = "gated_mlp";
     static final String MLP = "mlp";
+    static final String NORM = "norm";
+    static final String ELTWISE = "eltwise";
     private static final int MAX_THREADS = 1024;
 
     private final RowKernelGenerator generator;
@@ -85,8 +92,8 @@ public final class CompilerBackend implements Backend {
 
     @Override
     public List<Claim> claim(GraphView graph, PartitionPolicy policy) {
-        if (policy == PartitionPolicy.DEBUG) {
-            return List.of(); // one op per partition: nothing to fuse
+        if (policy != PartitionPolicy.FUSION || graph.engineKind() != EngineKind.CPU) {
+            return List.of(); // DEBUG: one op per partition, nothing to fuse
         }
         List<Op> ops = graph.ops();
         OpIndex index = new OpIndex(ops);
@@ -125,7 +132,56 @@ public final class CompilerBackend implements Backend {
             taken.addAll(ids);
             claims.add(new Claim(ids, m.gated() ? GATED_MLP : MLP));
         }
+        for (Op op : ops) {
+            if (op.kind() != OpKind.LayerNorm && op.kind() != OpKind.RMSNorm || taken.contains(op.id())) {
+                continue;
+            }
+            NormShape n = NormShape.around(op, index, o -> !graph.isClaimed(o.id()) && !taken.contains(o.id()),
+                    graph::isGraphOutput);
+            // A static LayerNorm alone is the DNNL-style backend's single-op primitive: no gain here.
+            if (n == null || n.layerNorm() && n.pre().isEmpty() && n.post().isEmpty() && !dynamic(n.ops())) {
+                continue;
+            }
+            claims.add(claim(n.ops(), NORM, taken));
+        }
+        for (Op op : ops) {
+            // a chain is dynamic through its dims, which every op of it has (cheap test before growing one)
+            if (taken.contains(op.id()) || !dynamic(List.of(op))) {
+                continue;
+            }
+            EltwiseShape e = EltwiseShape.from(op, index, o -> !graph.isClaimed(o.id()) && !taken.contains(o.id()),
+                    graph::isGraphOutput);
+            // static elementwise chains are the DNNL-style backend's post-op chains
+            if (e != null && e.hasDynamicDim()) {
+                claims.add(claim(e.ops(), ELTWISE, taken));
+            }
+        }
         return claims;
+    }
+
+    private static Claim claim(List<Op> ops, String pattern, Set<Long> taken) {
+        Set<Long> ids = new java.util.LinkedHashSet<>();
+        for (Op x : ops) {
+            ids.add(x.id());
+        }
+        taken.addAll(ids);
+        return new Claim(ids, pattern);
+    }
+
+    private static boolean dynamic(List<Op> ops) {
+        for (Op op : ops) {
+            for (var t : op.inputs()) {
+                if (t.hasDynamicDim()) {
+                    return true;
+                }
+            }
+            for (var t : op.outputs()) {
+                if (t.hasDynamicDim()) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     @Override
@@ -142,6 +198,28 @@ public final class CompilerBackend implements Backend {
             }
             return new CompilerKernel(this, new MlpProgram(ID, request, m, generator, caches.constantTensorCache(
                     Device.of(request.engine().kind().spelling(), request.engine().index()))));
+        }
+        if (NORM.equals(request.pattern())) {
+            NormShape shape = null;
+            for (Op op : request.ops()) {
+                if (op.kind() == OpKind.LayerNorm || op.kind() == OpKind.RMSNorm) {
+                    shape = NormShape.around(op, index, o -> true, outputs::contains);
+                }
+            }
+            if (shape == null || shape.ops().size() != request.ops().size()) {
+                throw new UnsupportedFeatureException("partition " + request.partitionId()
+                        + " is not a normalisation the compiler backend fuses");
+            }
+            return new CompilerKernel(this, new NormProgram(request, shape, generator));
+        }
+        if (ELTWISE.equals(request.pattern())) {
+            EltwiseShape shape = request.ops().isEmpty() ? null
+                    : EltwiseShape.from(request.ops().get(0), index, o -> true, outputs::contains);
+            if (shape == null || shape.ops().size() != request.ops().size()) {
+                throw new UnsupportedFeatureException("partition " + request.partitionId()
+                        + " is not an elementwise chain the compiler backend fuses");
+            }
+            return new CompilerKernel(this, new EltwiseProgram(request, shape, generator));
         }
         if (!ATTENTION.equals(request.pattern())) {
             throw new UnsupportedFeatureException("compiler backend: no pattern '" + request.pattern() + "'");

@@ -129,6 +129,11 @@ public final class ExprBuilder {
         };
     }
 
+    /** A function of earlier nodes without attributes (what fused code adds around the graph's ops). */
+    public int apply(Fn fn, int... in) {
+        return call(fn, in);
+    }
+
     private int call(Fn fn, int[] in, float... attrs) {
         if (in.length != fn.arity()) {
             throw new IllegalArgumentException(fn + " takes " + fn.arity() + " inputs, got " + in.length);
