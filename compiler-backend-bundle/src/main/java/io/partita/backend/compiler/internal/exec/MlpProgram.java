@@ -186,9 +186,15 @@ public final class MlpProgram implements Program {
         int c0 = p * nr;
         int w = Math.min(nr, n - c0);
         for (int rg = 0; rg < rowsP; rg += Panels.MR) {
-            Panels.tile(xb, rg * k, k, k, up[0].packed, (long) p * up[0].rowsPadded * nr * 4, t, gOff);
-            if (up.length == 2) {
-                Panels.tile(xb, rg * k, k, k, up[1].packed, (long) p * up[1].rowsPadded * nr * 4, t, uOff);
+            boolean one = rows - rg == 1;
+            for (int u = 0; u < up.length; u++) {
+                long panel = (long) p * up[u].rowsPadded * nr * 4;
+                int dst = u == 0 ? gOff : uOff;
+                if (one) {
+                    Panels.tile1(xb, rg * k, k, up[u].packed, panel, t, dst);
+                } else {
+                    Panels.tile(xb, rg * k, k, k, up[u].packed, panel, t, dst);
+                }
             }
             for (int r = 0; r < Panels.MR && rg + r < rows; r++) {
                 int s = 0;
@@ -219,7 +225,12 @@ public final class MlpProgram implements Program {
         long[] st = o.strides();
         long colStride = st[st.length - 1];
         for (int rg = 0; rg < rowsP; rg += Panels.MR) {
-            Panels.tile(h, rg * np, np, np, down.packed, (long) q * down.rowsPadded * nr * 4, c, 0);
+            long panel = (long) q * down.rowsPadded * nr * 4;
+            if (rows - rg == 1) {
+                Panels.tile1(h, rg * np, np, down.packed, panel, c, 0);
+            } else {
+                Panels.tile(h, rg * np, np, np, down.packed, panel, c, 0);
+            }
             for (int r = 0; r < Panels.MR && rg + r < rows; r++) {
                 long base = Strides.offset(m0 + rg + r, batch, st, batch.length) + c0 * colStride;
                 if (colStride == 1) {

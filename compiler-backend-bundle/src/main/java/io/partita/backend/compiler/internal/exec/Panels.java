@@ -104,4 +104,33 @@ public final class Panels {
         c30.intoArray(c, cOff + 3 * NR);
         c31.intoArray(c, cOff + 3 * NR + VL);
     }
+
+    /**
+     * The tile for one row (a projection of a single token): the four-row tile would spend three
+     * quarters of its FMAs on padding, and with one row the loop is bound by streaming the panel, so
+     * two steps of K run side by side into separate accumulators instead.
+     */
+    public static void tile1(float[] a, int aOff, int k, MemorySegment panels, long panelByte, float[] c, int cOff) {
+        FloatVector c0 = FloatVector.zero(S);
+        FloatVector c1 = c0;
+        FloatVector d0 = c0;
+        FloatVector d1 = c0;
+        long pb = panelByte;
+        int kk = 0;
+        for (; kk + 1 < k; kk += 2, pb += 2 * NR * 4L) {
+            FloatVector x = FloatVector.broadcast(S, a[aOff + kk]);
+            FloatVector y = FloatVector.broadcast(S, a[aOff + kk + 1]);
+            c0 = x.fma(FloatVector.fromMemorySegment(S, panels, pb, ByteOrder.nativeOrder()), c0);
+            c1 = x.fma(FloatVector.fromMemorySegment(S, panels, pb + VL * 4L, ByteOrder.nativeOrder()), c1);
+            d0 = y.fma(FloatVector.fromMemorySegment(S, panels, pb + NR * 4L, ByteOrder.nativeOrder()), d0);
+            d1 = y.fma(FloatVector.fromMemorySegment(S, panels, pb + (NR + VL) * 4L, ByteOrder.nativeOrder()), d1);
+        }
+        if (kk < k) {
+            FloatVector x = FloatVector.broadcast(S, a[aOff + kk]);
+            c0 = x.fma(FloatVector.fromMemorySegment(S, panels, pb, ByteOrder.nativeOrder()), c0);
+            c1 = x.fma(FloatVector.fromMemorySegment(S, panels, pb + VL * 4L, ByteOrder.nativeOrder()), c1);
+        }
+        c0.add(d0).intoArray(c, cOff);
+        c1.add(d1).intoArray(c, cOff + VL);
+    }
 }
