@@ -117,9 +117,12 @@ public final class FlashAttention {
                 int bc = Math.min(KB, skP - jb);
                 int valid = Math.min(bc, sk - jb);
                 scoresBlock(s, d, skP, jb, bc);
+                if (!identity) {
+                    stageOperands(g, b, s, opBase, i0, jb, valid, bc, true); // the same for every query row
+                }
                 for (int r = 0; r < rows; r++) {
                     if (!identity) {
-                        stageOperands(g, b, s, opBase, i0 + r, jb, valid, bc);
+                        stageOperands(g, b, s, opBase, i0 + r, jb, valid, bc, false);
                         s.src[0] = s.s;
                         s.off[0] = r * KB;
                         scores.apply(s.src, s.off, b.scalars(), bc, i0 + r, jb);
@@ -256,10 +259,18 @@ public final class FlashAttention {
         }
     }
 
-    private static void stageOperands(Geometry g, Buffers b, Scratch s, long[] base, int row, int jb, int valid, int bc) {
+    /**
+     * Stages the score operands of one query row: those whose row stride is 0 (a mask broadcast over
+     * the queries) when {@code invariant}, the others otherwise.
+     */
+    private static void stageOperands(Geometry g, Buffers b, Scratch s, long[] base, int row, int jb, int valid, int bc,
+            boolean invariant) {
         Access[] ops = g.operands();
         for (int k = 0; k < ops.length; k++) {
             Access a = ops[k];
+            if ((a.row() == 0) != invariant) {
+                continue;
+            }
             float[] dst = s.rows[k];
             long src = base[k] + row * a.row() + jb * a.col();
             MemorySegment m = b.operands()[k];
@@ -303,7 +314,7 @@ public final class FlashAttention {
         }
         s.l[r] = s.l[r] * alpha + sum.reduceLanes(VectorOperators.ADD);
         s.m[r] = m;
-        if (alpha != 1f) {
+        if (alpha != 1f && old != Float.NEGATIVE_INFINITY) { // before the first block o holds zeros
             FloatVector av = FloatVector.broadcast(S, alpha);
             int ob = r * dvP;
             for (int e = 0; e < dvP; e += VL) {
