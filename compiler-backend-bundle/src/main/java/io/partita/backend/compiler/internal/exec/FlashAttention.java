@@ -25,8 +25,11 @@ public final class FlashAttention {
     private static final int RB = 4;
     /** Query rows in the unit of work division. */
     private static final int QB = 64;
-    /** Keys per block of the online softmax. */
-    private static final int KB = 256;
+    /**
+     * Keys per block of the online softmax: up to 512 keys (BERT's longest sequence) are one block,
+     * so the running max never moves and the output is never rescaled.
+     */
+    private static final int KB = 512;
     private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
 
     private FlashAttention() {
@@ -293,11 +296,18 @@ public final class FlashAttention {
     private static void softmaxStep(Scratch s, int r, int bc, int dvP) {
         float[] x = s.s;
         int base = r * KB;
+        // two running maxima and two sums: one dependency chain would wait on each step's latency
         FloatVector mx = FloatVector.broadcast(S, Float.NEGATIVE_INFINITY);
-        for (int c = 0; c < bc; c += VL) {
+        FloatVector my = mx;
+        int c = 0;
+        for (; c + VL < bc; c += 2 * VL) {
+            mx = mx.max(FloatVector.fromArray(S, x, base + c));
+            my = my.max(FloatVector.fromArray(S, x, base + c + VL));
+        }
+        if (c < bc) {
             mx = mx.max(FloatVector.fromArray(S, x, base + c));
         }
-        float blockMax = mx.reduceLanes(VectorOperators.MAX);
+        float blockMax = mx.max(my).reduceLanes(VectorOperators.MAX);
         float old = s.m[r];
         float m = Math.max(old, blockMax);
         if (m == Float.NEGATIVE_INFINITY) {
@@ -307,12 +317,21 @@ public final class FlashAttention {
         float alpha = old == Float.NEGATIVE_INFINITY ? 0f : (float) Math.exp(old - m);
         FloatVector mv = FloatVector.broadcast(S, m);
         FloatVector sum = FloatVector.zero(S);
-        for (int c = 0; c < bc; c += VL) {
+        FloatVector sum2 = sum;
+        for (c = 0; c + VL < bc; c += 2 * VL) {
+            FloatVector p = SoftmaxExp.exp(FloatVector.fromArray(S, x, base + c).sub(mv));
+            FloatVector q = SoftmaxExp.exp(FloatVector.fromArray(S, x, base + c + VL).sub(mv));
+            p.intoArray(x, base + c);
+            q.intoArray(x, base + c + VL);
+            sum = sum.add(p);
+            sum2 = sum2.add(q);
+        }
+        if (c < bc) {
             FloatVector p = SoftmaxExp.exp(FloatVector.fromArray(S, x, base + c).sub(mv));
             p.intoArray(x, base + c);
             sum = sum.add(p);
         }
-        s.l[r] = s.l[r] * alpha + sum.reduceLanes(VectorOperators.ADD);
+        s.l[r] = s.l[r] * alpha + sum.add(sum2).reduceLanes(VectorOperators.ADD);
         s.m[r] = m;
         if (alpha != 1f && old != Float.NEGATIVE_INFINITY) { // before the first block o holds zeros
             FloatVector av = FloatVector.broadcast(S, alpha);
