@@ -26,7 +26,8 @@ import io.partita.testing.Corpus;
  * The PyTorch-exported model tests (testdata/corpus/onnx-pytorch, opsets 6 to 12) and the further
  * node tests (testdata/corpus/onnx-node-more) on the reference backend. Every test passes or is
  * refused by the importer for the reason listed in {@code unsupported-CORPUS.txt} (test name, tab,
- * a fragment of the message); a wrong result or any other error fails.
+ * the reason, see {@link #reason}); a wrong result or any other error fails. On a mismatch the message
+ * lists the current reasons in that file's form.
  */
 class OnnxCorpusConformanceTest {
 

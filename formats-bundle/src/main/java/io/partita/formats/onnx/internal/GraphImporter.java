@@ -99,7 +99,13 @@ public final class GraphImporter {
                 ctx.begin(new NodeProto("graph output '" + out.name() + "'", "Identity", "", List.of(out.name()),
                         List.of(out.name()), List.of()));
                 LogicalTensor src = ctx.input(0);
-                t = ctx.emit1(OpKind.Reorder, List.of(src), src.dataType(), b -> { });
+                try {
+                    t = ctx.emit1(OpKind.Reorder, List.of(src), src.dataType(), b -> { });
+                } catch (UnsupportedOnnxException e) {
+                    throw UnsupportedOnnxException.ofItem("graph output '" + out.name() + "'", opset, "the output is "
+                            + (inputIds.contains(src.id()) ? "a graph input" : "a constant") + " of data type "
+                            + src.dataType() + ", copied by a Reorder, which takes f32, bf16 and f16 only");
+                }
                 ctx.setOutput(0, t);
             }
             DataType declared = OnnxTypes.toPartita(out.elemType());
