@@ -80,6 +80,17 @@ class OnnxConformanceAllBackendsTest {
     }
 
     @Test
+    void conformanceTolerancesAreOptionsAndEachTestReportsItsWorstError() {
+        String text = cli(0, "conformance", corpus().resolve("test_relu").toString(), "--verbose", "--atol", "0",
+                "--rtol", "0");
+        assertTrue(text.contains("PASS test_relu") && text.contains("worst abs err 0") && text.contains("atol 0"), text);
+        String loose = cli(0, "conformance", corpus().resolve("test_softmax_axis_0").toString(), "--verbose",
+                "--rtol", "0.01");
+        assertTrue(loose.contains("rtol 0.01"), loose);
+        cli(2, "conformance", corpus().resolve("test_relu").toString(), "--rtol", "-1");
+    }
+
+    @Test
     void malformedModelIsBadInput(@TempDir Path tmp) throws Exception {
         Path bad = tmp.resolve("bad.onnx");
         Files.write(bad, new byte[] {0x3a, 0x05, 1});
