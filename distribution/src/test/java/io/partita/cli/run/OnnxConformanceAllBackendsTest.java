@@ -50,6 +50,24 @@ class OnnxConformanceAllBackendsTest {
         assertTrue(onDnnl >= 50, "only " + onDnnl + " passing tests ran a dnnl partition");
     }
 
+    /** The PyTorch exports and the further node tests on every backend: what imports must not fail. */
+    @Test
+    void everyBackendMatchesGoldenOutputsOfPytorchExportsAndMoreNodeTests() {
+        GraphRuntime rt = GraphRuntime.standalone();
+        List<String> failures = new ArrayList<>();
+        for (String name : List.of("onnx-pytorch", "onnx-node-more")) {
+            OnnxConformance.Report report = OnnxConformance.runAll(corpus().resolveSibling(name), rt,
+                    PartitionPolicy.FUSION);
+            System.out.println("ONNX " + name + ", all backends (FUSION):\n" + report.table());
+            for (OnnxConformance.CaseResult c : report.cases()) {
+                if (c.status() == OnnxConformance.Status.FAIL) {
+                    failures.add(name + " " + c.name() + " " + c.backends() + ": " + c.detail());
+                }
+            }
+        }
+        assertTrue(failures.isEmpty(), String.join("\n", failures));
+    }
+
     private static String cli(int expectedExit, String... args) {
         return CliRun.expect(expectedExit, args);
     }
