@@ -50,7 +50,7 @@ public final class GraphImporter {
         long opset = opsetBoxed;
         if (opset < OnnxModels.MIN_OPSET || opset > OnnxModels.MAX_OPSET) {
             // A limit of the importer, not a broken model: reported as unsupported.
-            throw UnsupportedOnnxException.ofItem("default domain opset", opset, source + ": opset " + opset
+            throw UnsupportedOnnxException.ofItem("opset in " + source, opset, "opset " + opset
                     + " of the default domain is not supported; expected " + OnnxModels.MIN_OPSET + " to "
                     + OnnxModels.MAX_OPSET + (opset < OnnxModels.MIN_OPSET
                             ? " (convert older models with onnx.version_converter)" : ""));
