@@ -191,6 +191,7 @@ class CliErrorsTest {
         badInput("--filter '(' is not a regular expression: Unclosed group", "harness", cases.toString(), "--filter", "(");
         badInput("no such case file", "harness", tmp.resolve("none.tsv").toString());
         badInput("no such folder", "conformance", tmp.resolve("none").toString());
+        badInput("--atol must be a finite number >= 0, got NaN", "conformance", tmp.toString(), "--atol", "NaN");
         badInput("'lots' is not a number of megabytes", "cache", "capacity", "cpu", "lots");
     }
 

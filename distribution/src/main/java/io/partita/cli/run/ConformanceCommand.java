@@ -32,6 +32,16 @@ public final class ConformanceCommand implements Callable<Integer> {
             description = "fusion or debug (default: ${DEFAULT-VALUE})")
     PartitionPolicy policy;
 
+    @Option(names = "--atol", paramLabel = "A",
+            description = "absolute tolerance for every test (default: per op: 0 for data movement, 1e-7 for "
+                    + "arithmetic, 1e-6 for transcendental ops)")
+    Double atol;
+
+    @Option(names = "--rtol", paramLabel = "R",
+            description = "relative tolerance for every test (default: per op: 0 for data movement, 1e-5 for "
+                    + "arithmetic, 1e-4 for transcendental ops)")
+    Double rtol;
+
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;
 
@@ -53,12 +63,14 @@ public final class ConformanceCommand implements Callable<Integer> {
         if (rt == null) {
             throw new BadInputException("--backend must be reference or all, got '" + backend + "'");
         }
+        checkTolerance("--atol", atol);
+        checkTolerance("--rtol", rtol);
         if (OnnxConformance.testFolders(dir).isEmpty()) {
             throw new BadInputException("no test folders (with model.onnx) in " + dir);
         }
         OnnxConformance.Report r = OnnxConformance.runAll(dir, rt, backend.equals("reference") ? PartitionPolicy.DEBUG
-                : policy);
-        // --verbose is the root command's (inherited) option: one line per test here.
+                : policy, atol, rtol);
+        // --verbose is the root command's (inherited) option: one line per test (with its worst error) here.
         boolean verbose = spec.commandLine().getParseResult().hasMatchedOption("--verbose");
         for (OnnxConformance.CaseResult c : r.cases()) {
             if (verbose || c.status() == OnnxConformance.Status.FAIL) {
@@ -68,5 +80,11 @@ public final class ConformanceCommand implements Callable<Integer> {
         }
         out.print(r.table());
         return r.count(OnnxConformance.Status.FAIL) == 0 ? 0 : 1;
+    }
+
+    private static void checkTolerance(String option, Double t) {
+        if (t != null && !(t >= 0 && Double.isFinite(t))) {
+            throw new BadInputException(option + " must be a finite number >= 0, got " + t);
+        }
     }
 }

@@ -50,6 +50,24 @@ class OnnxConformanceAllBackendsTest {
         assertTrue(onDnnl >= 50, "only " + onDnnl + " passing tests ran a dnnl partition");
     }
 
+    /** The PyTorch exports and the further node tests on every backend: what imports must not fail. */
+    @Test
+    void everyBackendMatchesGoldenOutputsOfPytorchExportsAndMoreNodeTests() {
+        GraphRuntime rt = GraphRuntime.standalone();
+        List<String> failures = new ArrayList<>();
+        for (String name : List.of("onnx-pytorch", "onnx-node-more")) {
+            OnnxConformance.Report report = OnnxConformance.runAll(corpus().resolveSibling(name), rt,
+                    PartitionPolicy.FUSION);
+            System.out.println("ONNX " + name + ", all backends (FUSION):\n" + report.table());
+            for (OnnxConformance.CaseResult c : report.cases()) {
+                if (c.status() == OnnxConformance.Status.FAIL) {
+                    failures.add(name + " " + c.name() + " " + c.backends() + ": " + c.detail());
+                }
+            }
+        }
+        assertTrue(failures.isEmpty(), String.join("\n", failures));
+    }
+
     private static String cli(int expectedExit, String... args) {
         return CliRun.expect(expectedExit, args);
     }
@@ -77,6 +95,17 @@ class OnnxConformanceAllBackendsTest {
         assertTrue(text.contains("PASS test_softmax_axis_0") && text.contains("Softmax"), text);
         cli(2, "conformance", tmp.resolve("nothing").toString());
         cli(2, "conformance", tmp.toString());
+    }
+
+    @Test
+    void conformanceTolerancesAreOptionsAndEachTestReportsItsWorstError() {
+        String text = cli(0, "conformance", corpus().resolve("test_relu").toString(), "--verbose", "--atol", "0",
+                "--rtol", "0");
+        assertTrue(text.contains("PASS test_relu") && text.contains("worst abs err 0") && text.contains("atol 0"), text);
+        String loose = cli(0, "conformance", corpus().resolve("test_softmax_axis_0").toString(), "--verbose",
+                "--rtol", "0.01");
+        assertTrue(loose.contains("rtol 0.01"), loose);
+        cli(2, "conformance", corpus().resolve("test_relu").toString(), "--rtol", "-1");
     }
 
     @Test

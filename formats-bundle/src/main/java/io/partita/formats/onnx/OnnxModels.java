@@ -15,12 +15,12 @@ import io.partita.graph.OpSchemaRegistry;
 /**
  * Reads ONNX files: models ({@code ModelProto}) into {@link OnnxModel}s and tensors
  * ({@code TensorProto}, as in ONNX test data sets) into {@link OnnxTensor}s. Supported: the
- * default operator set, versions 13 to 25, with the ops listed in the documentation; everything
+ * default operator set, versions 6 to 25, with the ops listed in the documentation; everything
  * else is reported by {@link UnsupportedOnnxException} naming the op, opset and node.
  */
 public final class OnnxModels {
     /** The lowest and highest default-domain opset versions the importer translates. */
-    public static final int MIN_OPSET = 13;
+    public static final int MIN_OPSET = 6;
     public static final int MAX_OPSET = 25;
 
     /**

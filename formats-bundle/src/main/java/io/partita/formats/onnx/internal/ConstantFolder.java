@@ -19,7 +19,7 @@ import io.partita.graph.LogicalTensor;
 final class ConstantFolder {
     /** The folds that compute on their inputs' values (the others only relabel dims). */
     private static final java.util.Set<String> COMPUTED = java.util.Set.of("Slice", "Concat", "Cast", "CastLike",
-            "Add", "Sub", "Mul", "Div", "Neg", "Sqrt", "Reciprocal");
+            "Add", "Sub", "Mul", "Div", "Neg", "Sqrt", "Reciprocal", "Gather");
 
     private ConstantFolder() {
     }
@@ -37,7 +37,7 @@ final class ConstantFolder {
         if (COMPUTED.contains(op)) {
             for (int i = 0; i < ctx.inputCount(); i++) {
                 if (ctx.hasInput(i) && ctx.constant(i).elementCount() > ImportContext.MAX_FOLDED_ELEMENTS) {
-                    if (Translators.find(op) != null) {
+                    if (Translators.known(op)) {
                         return false; // computed at execution instead
                     }
                     throw ctx.unsupported("constant input " + i + " has " + ctx.constant(i).elementCount()
@@ -55,9 +55,10 @@ final class ConstantFolder {
             case "Reshape" -> reshape(ctx);
             case "Flatten" -> withDims(ctx.constant(0), ShapeTranslators.flattenDims(ctx, ctx.constant(0).dims()));
             case "Squeeze" -> withDims(ctx.constant(0), ShapeTranslators.squeezeDims(ctx, ctx.constant(0).dims(),
-                    ctx.hasInput(1) ? ctx.intsInput(1, "axes") : null));
+                    ShapeTranslators.squeezeAxes(ctx, "Squeeze")));
             case "Unsqueeze" -> withDims(ctx.constant(0), ShapeTranslators.unsqueezeDims(ctx, ctx.constant(0).dims(),
-                    ctx.intsInput(1, "axes")));
+                    ShapeTranslators.unsqueezeAxes(ctx)));
+            case "Gather" -> gather(ctx);
             case "Add" -> binary(ctx, Double::sum);
             case "Sub" -> binary(ctx, (a, b) -> a - b);
             case "Mul" -> binary(ctx, (a, b) -> a * b);
@@ -118,10 +119,24 @@ final class ConstantFolder {
     private static OnnxTensor slice(ImportContext ctx) {
         OnnxTensor data = ctx.constant(0);
         long[] d = data.dims();
-        long[] starts = ctx.intsInput(1, "starts");
-        long[] ends = ctx.intsInput(2, "ends");
-        long[] axes = ctx.hasInput(3) ? ctx.intsInput(3, "axes") : null;
-        long[] steps = ctx.hasInput(4) ? ctx.intsInput(4, "steps") : null;
+        long[] starts;
+        long[] ends;
+        long[] axes;
+        long[] steps;
+        if (ctx.opset() < 10) { // Slice 1: attributes, no steps
+            starts = ctx.intsAttr("starts", null);
+            ends = ctx.intsAttr("ends", null);
+            axes = ctx.intsAttr("axes", null);
+            steps = null;
+            if (starts == null || ends == null) {
+                throw ctx.invalid("attributes starts and ends are required");
+            }
+        } else {
+            starts = ctx.intsInput(1, "starts");
+            ends = ctx.intsInput(2, "ends");
+            axes = ctx.hasInput(3) ? ctx.intsInput(3, "axes") : null;
+            steps = ctx.hasInput(4) ? ctx.intsInput(4, "steps") : null;
+        }
         if (ends.length != starts.length || axes != null && axes.length != starts.length
                 || steps != null && steps.length != starts.length) {
             throw ctx.invalid("starts " + Arrays.toString(starts) + ", ends " + Arrays.toString(ends)
@@ -181,6 +196,48 @@ final class ConstantFolder {
             }
         }
         return encode(data.dataType(), count, out, data);
+    }
+
+    /** Gather of constants (shape arithmetic: Shape -> Gather): numpy's take along an axis. */
+    private static OnnxTensor gather(ImportContext ctx) {
+        OnnxTensor data = ctx.constant(0);
+        OnnxTensor indices = ctx.constant(1);
+        if (indices.dataType() != DataType.S64 && indices.dataType() != DataType.S32) {
+            throw ctx.invalid("indices are " + indices.dataType() + "; expected int64 or int32");
+        }
+        long[] d = data.dims();
+        if (d.length == 0) {
+            throw ctx.invalid("data is a scalar; Gather needs rank >= 1");
+        }
+        int a = ctx.axis(ctx.intAttr("axis", 0), d.length, "axis");
+        long[] id = indices.dims();
+        long[] od = new long[d.length - 1 + id.length];
+        System.arraycopy(d, 0, od, 0, a);
+        System.arraycopy(id, 0, od, a, id.length);
+        System.arraycopy(d, a + 1, od, a + id.length, d.length - a - 1);
+        double[] out = new double[(int) ctx.foldedCount(od, "the output")];
+        long[] idx = indices.toLongArray();
+        double[] src = data.toDoubleArray();
+        long outer = 1;
+        for (int k = 0; k < a; k++) {
+            outer *= d[k];
+        }
+        long inner = 1;
+        for (int k = a + 1; k < d.length; k++) {
+            inner *= d[k];
+        }
+        int pos = 0;
+        for (long o = 0; o < outer; o++) {
+            for (long i : idx) {
+                long j = i < 0 ? i + d[a] : i;
+                if (j < 0 || j >= d[a]) {
+                    throw ctx.invalid("index " + i + " is out of range for axis " + a + " of size " + d[a]);
+                }
+                System.arraycopy(src, (int) ((o * d[a] + j) * inner), out, pos, (int) inner);
+                pos += (int) inner;
+            }
+        }
+        return encode(data.dataType(), od, out, data);
     }
 
     private static OnnxTensor concat(ImportContext ctx) {
@@ -278,6 +335,10 @@ final class ConstantFolder {
         }
         long[] ad = a.dims();
         long[] bd = b.dims();
+        if (ctx.opVersion() >= 0 && ctx.opVersion() < 7) {
+            bd = ElementwiseTranslators.legacyBroadcastDims(ctx, ad, bd, ctx.intAttr("broadcast", 0) != 0,
+                    ctx.intAttr("axis", Long.MIN_VALUE));
+        }
         int rank = Math.max(ad.length, bd.length);
         long[] od = new long[rank];
         for (int i = 0; i < rank; i++) {

@@ -1,7 +1,11 @@
 package io.partita.formats.onnx.internal;
 
+import static io.partita.formats.onnx.internal.Translators.v;
+
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
 
 import io.partita.formats.onnx.OnnxTensor;
 import io.partita.graph.LogicalTensor;
@@ -15,26 +19,79 @@ final class ElementwiseTranslators {
     private ElementwiseTranslators() {
     }
 
-    static void register(Map<String, Translators.Entry> m) {
-        Translators.add(m, "Add", 13, binary(OpKind.Add));
-        Translators.add(m, "Sub", 13, binary(OpKind.Subtract));
-        Translators.add(m, "Mul", 13, binary(OpKind.Multiply));
-        Translators.add(m, "Div", 13, ElementwiseTranslators::div);
-        Translators.add(m, "Max", 13, variadic(OpKind.Maximum));
-        Translators.add(m, "Min", 13, variadic(OpKind.Minimum));
-        Translators.add(m, "Sum", 13, variadic(OpKind.Add));
-        Translators.add(m, "Relu", 13, unary(OpKind.ReLU));
-        Translators.add(m, "Sigmoid", 13, unary(OpKind.Sigmoid));
-        Translators.add(m, "Tanh", 13, unary(OpKind.Tanh));
-        Translators.add(m, "Sqrt", 13, unary(OpKind.Sqrt));
-        Translators.add(m, "Exp", 13, unary(OpKind.Exp));
-        Translators.add(m, "Abs", 13, unary(OpKind.Abs));
-        Translators.add(m, "Reciprocal", 13, unary(OpKind.Reciprocal));
-        Translators.add(m, "Erf", 13, unary(OpKind.PartitaErf));
-        Translators.add(m, "Neg", 13, ElementwiseTranslators::neg);
-        Translators.add(m, "Gelu", 20, ElementwiseTranslators::gelu);
-        Translators.add(m, "Pow", 13, ElementwiseTranslators::pow);
-        Translators.add(m, "Where", 13, ElementwiseTranslators::where);
+    static void register(Map<String, NavigableMap<Integer, NodeTranslator>> m) {
+        // Version 6 (before 7): no numpy broadcasting, but attributes broadcast / axis.
+        Translators.add(m, "Add", v(6, 7, 13, 14), binary(OpKind.Add));
+        Translators.add(m, "Sub", v(6, 7, 13, 14), binary(OpKind.Subtract));
+        Translators.add(m, "Mul", v(6, 7, 13, 14), binary(OpKind.Multiply));
+        Translators.add(m, "Div", v(6, 7, 13, 14), ElementwiseTranslators::div);
+        // Versions 6 need equal shapes (numpy broadcasting from 8): broadcasting is a superset.
+        Translators.add(m, "Max", v(6, 8, 12, 13), variadic(OpKind.Maximum));
+        Translators.add(m, "Min", v(6, 8, 12, 13), variadic(OpKind.Minimum));
+        Translators.add(m, "Sum", v(6, 8, 13), variadic(OpKind.Add));
+        Translators.add(m, "Relu", v(6, 13, 14), unary(OpKind.ReLU));
+        Translators.add(m, "Sigmoid", v(6, 13), unary(OpKind.Sigmoid));
+        Translators.add(m, "Tanh", v(6, 13), unary(OpKind.Tanh));
+        Translators.add(m, "Sqrt", v(6, 13), unary(OpKind.Sqrt));
+        Translators.add(m, "Exp", v(6, 13), unary(OpKind.Exp));
+        Translators.add(m, "Log", v(6, 13), unary(OpKind.Log));
+        Translators.add(m, "Abs", v(6, 13), unary(OpKind.Abs));
+        Translators.add(m, "Reciprocal", v(6, 13), unary(OpKind.Reciprocal));
+        Translators.add(m, "Erf", v(9, 13), unary(OpKind.PartitaErf));
+        Translators.add(m, "Neg", v(6, 13), ElementwiseTranslators::neg);
+        Translators.add(m, "Gelu", v(20), ElementwiseTranslators::gelu);
+        // Pow 1 (up to opset 6) has the legacy broadcast / axis attributes; 7 broadcasts like numpy.
+        Translators.add(m, "Pow", v(1, 7, 12, 13, 15), ElementwiseTranslators::pow);
+        Translators.add(m, "Where", v(9, 16), ElementwiseTranslators::where);
+    }
+
+    /**
+     * Input 1 of a binary op, shaped for numpy broadcasting. Before version 7, Add/Sub/Mul/Div
+     * (and Pow before 7) broadcast only with {@code broadcast = 1}: B's dims match A's from
+     * {@code axis} on (default: A's trailing dims, which is numpy's right alignment); B is reshaped
+     * with trailing 1s so numpy broadcasting gives the same result. Without broadcast the shapes must
+     * be equal.
+     */
+    static LogicalTensor secondInput(ImportContext ctx, LogicalTensor a) {
+        LogicalTensor b = ctx.input(1);
+        if (ctx.opVersion() >= 7) {
+            return b;
+        }
+        boolean bc = ctx.intAttr("broadcast", 0) != 0;
+        long axis = ctx.intAttr("axis", Long.MIN_VALUE);
+        long[] ad = ctx.rankedDims(a, "A");
+        long[] bd = ctx.rankedDims(b, "B");
+        long[] nd = legacyBroadcastDims(ctx, ad, bd, bc, axis);
+        return Arrays.equals(nd, bd) ? b : ShapeTranslators.staticReshape(ctx, b, nd);
+    }
+
+    /** B's dims for numpy broadcasting under the legacy (version &lt; 7) broadcast / axis attributes. */
+    static long[] legacyBroadcastDims(ImportContext ctx, long[] ad, long[] bd, boolean broadcast, long axis) {
+        if (!broadcast) {
+            if (!Arrays.equals(ad, bd)) {
+                throw ctx.invalid("A " + LogicalTensor.dimsToString(ad) + " and B " + LogicalTensor.dimsToString(bd)
+                        + " differ and broadcast = 0");
+            }
+            return bd;
+        }
+        if (axis == Long.MIN_VALUE || bd.length == 0) {
+            return bd;
+        }
+        int a = ctx.axis(axis, ad.length, "axis");
+        if (a + bd.length > ad.length) {
+            throw ctx.invalid("B " + LogicalTensor.dimsToString(bd) + " does not fit A " + LogicalTensor.dimsToString(ad)
+                    + " from axis " + axis);
+        }
+        long[] nd = new long[ad.length - a];
+        Arrays.fill(nd, 1);
+        System.arraycopy(bd, 0, nd, 0, bd.length);
+        for (int i = 0; i < bd.length; i++) {
+            if (bd[i] != 1 && bd[i] != ad[a + i]) {
+                throw ctx.invalid("B " + LogicalTensor.dimsToString(bd) + " does not match A "
+                        + LogicalTensor.dimsToString(ad) + " from axis " + axis);
+            }
+        }
+        return nd;
     }
 
     static NodeTranslator unary(OpKind kind) {
@@ -47,7 +104,7 @@ final class ElementwiseTranslators {
     static NodeTranslator binary(OpKind kind) {
         return ctx -> {
             LogicalTensor a = ctx.input(0);
-            LogicalTensor b = ctx.input(1);
+            LogicalTensor b = secondInput(ctx, a);
             requireSameType(ctx, a, b);
             ctx.setOutput(0, ctx.emit1(kind, List.of(a, b), a.dataType(), x -> { }));
         };
@@ -111,7 +168,8 @@ final class ElementwiseTranslators {
             throw ctx.unsupported("base of data type " + x.dataType()
                     + ": integer power is not expressible with oneDNN ops (Pow is floating point)");
         }
-        if (ctx.isConstant(1) && ctx.constant(1).elementCount() <= ImportContext.MAX_FOLDED_ELEMENTS) {
+        LogicalTensor y0 = ctx.opVersion() < 7 ? secondInput(ctx, x) : null;
+        if (y0 == null && ctx.isConstant(1) && ctx.constant(1).elementCount() <= ImportContext.MAX_FOLDED_ELEMENTS) {
             OnnxTensor e = ctx.constant(1);
             double[] v = e.toDoubleArray();
             boolean uniform = v.length > 0;
@@ -125,7 +183,7 @@ final class ElementwiseTranslators {
                 return;
             }
         }
-        LogicalTensor y = ctx.input(1);
+        LogicalTensor y = y0 != null ? y0 : ctx.input(1);
         ctx.setOutput(0, ctx.emit1(OpKind.PartitaPow, List.of(x, y), x.dataType(), b -> { }));
     }
 

@@ -49,9 +49,11 @@ public final class GraphImporter {
         }
         long opset = opsetBoxed;
         if (opset < OnnxModels.MIN_OPSET || opset > OnnxModels.MAX_OPSET) {
-            throw new OnnxImportException(source + ": opset " + opset + " of the default domain is not supported; "
-                    + "expected " + OnnxModels.MIN_OPSET + " to " + OnnxModels.MAX_OPSET
-                    + " (convert older models with onnx.version_converter)");
+            // A limit of the importer, not a broken model: reported as unsupported.
+            throw UnsupportedOnnxException.ofItem("opset in " + source, opset, "opset " + opset
+                    + " of the default domain is not supported; expected " + OnnxModels.MIN_OPSET + " to "
+                    + OnnxModels.MAX_OPSET + (opset < OnnxModels.MIN_OPSET
+                            ? " (convert older models with onnx.version_converter)" : ""));
         }
         GraphProto g = model.graph();
         ImportContext ctx = new ImportContext(schemas, source, opset);
@@ -84,19 +86,27 @@ public final class GraphImporter {
             translate(ctx, node);
         }
         Map<String, Long> outputs = new LinkedHashMap<>();
+        Set<Long> inputIds = new HashSet<>(inputs.values());
         for (ValueInfoProto out : g.outputs()) {
             LogicalTensor t = ctx.tensorNamed(out.name());
-            if (t == null) {
-                if (ctx.constantNamed(out.name()) != null) {
-                    throw UnsupportedOnnxException.ofItem("graph output '" + out.name() + "'", opset,
-                            "the output is a constant (no op computes it); a graph output must be an op's output");
-                }
+            if (t == null && ctx.constantNamed(out.name()) == null) {
                 throw new OnnxImportException(source + ": graph output '" + out.name()
                         + "' is not produced by any node");
             }
-            if (inputs.containsKey(out.name())) {
-                throw UnsupportedOnnxException.ofItem("graph output '" + out.name() + "'", opset,
-                        "the output is a graph input passed through unchanged; a graph output must be an op's output");
+            if (t == null || inputIds.contains(t.id())) {
+                // A graph input passed through, or a constant (an initializer, a folded value): the output
+                // must be an op's output, so it is a copy.
+                ctx.begin(new NodeProto("graph output '" + out.name() + "'", "Identity", "", List.of(out.name()),
+                        List.of(out.name()), List.of()));
+                LogicalTensor src = ctx.input(0);
+                try {
+                    t = ctx.emit1(OpKind.Reorder, List.of(src), src.dataType(), b -> { });
+                } catch (UnsupportedOnnxException e) {
+                    throw UnsupportedOnnxException.ofItem("graph output '" + out.name() + "'", opset, "the output is "
+                            + (inputIds.contains(src.id()) ? "a graph input" : "a constant") + " of data type "
+                            + src.dataType() + ", copied by a Reorder, which takes f32, bf16 and f16 only");
+                }
+                ctx.setOutput(0, t);
             }
             DataType declared = OnnxTypes.toPartita(out.elemType());
             if (out.elemType() != 0 && declared != t.dataType()) {
@@ -120,13 +130,18 @@ public final class GraphImporter {
             throw new UnsupportedOnnxException(node.domain() + "." + node.opType(), ctx.opset(), ctx.nodeName(),
                     "only the default domain (ai.onnx) is translated");
         }
+        Translators.Entry e = Translators.find(node.opType(), ctx.opset());
+        if (e != null) {
+            ctx.setOpVersion(e.version());
+        }
         if (!ConstantFolder.fold(ctx)) {
-            Translators.Entry e = Translators.find(node.opType());
-            if (e == null) {
+            if (!Translators.known(node.opType())) {
                 throw ctx.unsupported("no translation to Partita ops");
             }
-            if (ctx.opset() < e.since()) {
-                throw ctx.unsupported(node.opType() + " exists from opset " + e.since());
+            if (e == null) {
+                throw ctx.unsupported("the version of " + node.opType() + " in opset " + ctx.opset()
+                        + " is not translated (versions from " + Translators.lowestVersion(node.opType())
+                        + " are)");
             }
             e.translator().translate(ctx);
         }

@@ -49,6 +49,7 @@ public final class ImportContext {
     private long nextOpId = 0;
     private NodeProto node;
     private Set<String> usedAttrs;
+    private int opVersion = -1;
 
     ImportContext(OpSchemaRegistry schemas, String source, long opset) {
         this.schemas = schemas;
@@ -61,6 +62,19 @@ public final class ImportContext {
     void begin(NodeProto n) {
         this.node = n;
         this.usedAttrs = new HashSet<>();
+        this.opVersion = -1;
+    }
+
+    /**
+     * The version of the node's op whose semantics the translation follows: the newest version
+     * with a translator that is not above the model's opset (-1 while only constant folding).
+     */
+    public int opVersion() {
+        return opVersion;
+    }
+
+    void setOpVersion(int v) {
+        this.opVersion = v;
     }
 
     NodeProto node() {

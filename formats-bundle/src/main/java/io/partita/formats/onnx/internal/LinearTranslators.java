@@ -1,9 +1,12 @@
 package io.partita.formats.onnx.internal;
 
+import static io.partita.formats.onnx.internal.Translators.v;
+
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
 
 import io.partita.graph.DataType;
 import io.partita.graph.LogicalTensor;
@@ -14,10 +17,13 @@ final class LinearTranslators {
     private LinearTranslators() {
     }
 
-    static void register(Map<String, Translators.Entry> m) {
-        Translators.add(m, "MatMul", 13, LinearTranslators::matmul);
-        Translators.add(m, "Gemm", 13, LinearTranslators::gemm);
-        Translators.add(m, "Conv", 11, LinearTranslators::conv);
+    static void register(Map<String, NavigableMap<Integer, NodeTranslator>> m) {
+        Translators.add(m, "MatMul", v(1, 9, 13), LinearTranslators::matmul);
+        // Gemm 6: attribute broadcast (C broadcast to [M, N] when 1, else C is [M, N]); from 7 C broadcasts
+        // unidirectionally; from 11 C is optional. A numpy Add covers each.
+        Translators.add(m, "Gemm", v(6, 7, 9, 11, 13), LinearTranslators::gemm);
+        Translators.add(m, "Conv", v(1, 11, 22), LinearTranslators::conv);
+        Translators.add(m, "ConvTranspose", v(1, 11, 22), LinearTranslators::convTranspose);
     }
 
     /** numpy matmul semantics (1-D operands promoted and the added dim removed) are oneDNN MatMul's too. */
@@ -35,6 +41,9 @@ final class LinearTranslators {
         boolean tb = ctx.intAttr("transB", 0) != 0;
         float alpha = ctx.floatAttr("alpha", 1f);
         float beta = ctx.floatAttr("beta", 1f);
+        if (ctx.opVersion() < 7) {
+            ctx.ignoreAttr("broadcast"); // whether C broadcasts; Add broadcasts a C that fits either way
+        }
         if (a.ndims() != 2 || b.ndims() != 2) {
             throw ctx.invalid("A " + LogicalTensor.dimsToString(a.dims()) + " and B "
                     + LogicalTensor.dimsToString(b.dims()) + " must be 2-D");
@@ -81,5 +90,40 @@ final class LinearTranslators {
                 .attr("dilations", s.dilations()).attr("pads_begin", s.padsBegin()).attr("pads_end", s.padsEnd())
                 .attr("auto_pad", "None").attr("groups", group).attr("data_format", "NCX")
                 .attr("weights_format", "OIX")));
+    }
+
+    /**
+     * ConvTranspose as oneDNN's ConvTranspose with weights IOX ([C, M/group, k...], ONNX's layout).
+     * Explicit pads and output_padding only: output_shape and SAME auto_pad (ONNX's own rules for
+     * where the extra padding goes) are refused.
+     */
+    private static void convTranspose(ImportContext ctx) {
+        LogicalTensor x = ctx.input(0);
+        LogicalTensor w = ctx.input(1);
+        long[] xd = x.dims();
+        long[] wd = w.dims();
+        if (xd == null || wd == null || xd.length < 3 || wd.length != xd.length) {
+            throw ctx.invalid("X " + LogicalTensor.dimsToString(xd) + " and W " + LogicalTensor.dimsToString(wd)
+                    + " must have the same rank >= 3 (N, C, spatial...)");
+        }
+        if (ctx.hasAttr("output_shape")) {
+            throw ctx.unsupported("attribute output_shape (pads computed from the output shape)");
+        }
+        String autoPad = ctx.stringAttr("auto_pad", "NOTSET");
+        if (!autoPad.equals("NOTSET") && !autoPad.equals("VALID")) {
+            throw ctx.unsupported("auto_pad = '" + autoPad + "' (only NOTSET and VALID)");
+        }
+        long[] kernel = Spatial.kernel(ctx, Arrays.copyOfRange(wd, 2, wd.length));
+        Spatial s = Spatial.read(ctx, Arrays.copyOfRange(xd, 2, xd.length), kernel);
+        long[] outPad = ctx.intsAttr("output_padding", new long[kernel.length]);
+        long group = ctx.intAttr("group", 1);
+        List<LogicalTensor> ins = new ArrayList<>(List.of(x, w));
+        if (ctx.hasInput(2)) {
+            ins.add(ctx.input(2));
+        }
+        ctx.setOutput(0, ctx.emit1(OpKind.ConvTranspose, ins, x.dataType(), b -> b.attr("strides", s.strides())
+                .attr("dilations", s.dilations()).attr("pads_begin", s.padsBegin()).attr("pads_end", s.padsEnd())
+                .attr("output_padding", outPad).attr("auto_pad", "None").attr("groups", group)
+                .attr("data_format", "NCX").attr("weights_format", "IOX")));
     }
 }

@@ -1,9 +1,12 @@
 package io.partita.formats.onnx.internal;
 
+import static io.partita.formats.onnx.internal.Translators.v;
+
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
 
 import io.partita.graph.DataType;
 import io.partita.graph.LogicalTensor;
@@ -14,17 +17,55 @@ final class PoolNormTranslators {
     private PoolNormTranslators() {
     }
 
-    static void register(Map<String, Translators.Entry> m) {
-        Translators.add(m, "MaxPool", 12, PoolNormTranslators::maxPool);
-        Translators.add(m, "AveragePool", 11, PoolNormTranslators::avgPool);
-        Translators.add(m, "BatchNormalization", 9, PoolNormTranslators::batchNorm);
-        Translators.add(m, "LayerNormalization", 17, PoolNormTranslators::layerNorm);
-        Translators.add(m, "Softmax", 13, PoolNormTranslators::softmax);
-        Translators.add(m, "ReduceMean", 13, reduce(OpKind.ReduceMean, 18));
-        Translators.add(m, "ReduceMax", 13, reduce(OpKind.ReduceMax, 18));
-        Translators.add(m, "ReduceMin", 13, reduce(OpKind.ReduceMin, 18));
-        Translators.add(m, "ReduceSum", 13, reduce(OpKind.ReduceSum, 13));
-        Translators.add(m, "ReduceProd", 13, reduce(OpKind.ReduceProd, 18));
+    static void register(Map<String, NavigableMap<Integer, NodeTranslator>> m) {
+        // MaxPool 1 has no dilations / ceil_mode / storage_order (their defaults are version 1's meaning).
+        Translators.add(m, "MaxPool", v(1, 8, 10, 11, 12, 22), PoolNormTranslators::maxPool);
+        // AveragePool 1 has no count_include_pad: its default 0 is version 1's meaning.
+        Translators.add(m, "AveragePool", v(1, 7, 10, 11, 19, 22), PoolNormTranslators::avgPool);
+        Translators.add(m, "GlobalAveragePool", v(1, 22), global(OpKind.ReduceMean));
+        Translators.add(m, "GlobalMaxPool", v(1, 22), global(OpKind.ReduceMax));
+        // 6: is_test / spatial; 7: spatial; 9: neither; 14: training_mode.
+        Translators.add(m, "BatchNormalization", v(6, 7, 9, 14, 15), PoolNormTranslators::batchNorm);
+        Translators.add(m, "InstanceNormalization", v(6, 22), PoolNormTranslators::instanceNorm);
+        Translators.add(m, "LayerNormalization", v(17), PoolNormTranslators::layerNorm);
+        // Before 13: the input is coerced to 2-D at axis (default 1); from 13: one axis (default -1).
+        Translators.add(m, "Softmax", v(1, 11, 13), softmax(OpKind.SoftMax));
+        Translators.add(m, "LogSoftmax", v(1, 11, 13), softmax(OpKind.LogSoftmax));
+        Translators.add(m, "ReduceMean", v(1, 11, 13, 18), reduce(OpKind.ReduceMean, 18));
+        Translators.add(m, "ReduceMax", v(1, 11, 12, 13, 18, 20), reduce(OpKind.ReduceMax, 18));
+        Translators.add(m, "ReduceMin", v(1, 11, 12, 13, 18, 20), reduce(OpKind.ReduceMin, 18));
+        Translators.add(m, "ReduceSum", v(1, 11, 13), reduce(OpKind.ReduceSum, 13));
+        Translators.add(m, "ReduceProd", v(1, 11, 13, 18), reduce(OpKind.ReduceProd, 18));
+        Translators.add(m, "ReduceL1", v(1, 11, 13, 18), reduce(OpKind.ReduceL1, 18));
+        Translators.add(m, "ReduceL2", v(1, 11, 13, 18), reduce(OpKind.ReduceL2, 18));
+    }
+
+    /** GlobalAveragePool / GlobalMaxPool: a reduction over the spatial dims, kept as 1s. */
+    private static NodeTranslator global(OpKind kind) {
+        return ctx -> {
+            LogicalTensor x = ctx.input(0);
+            long[] xd = spatialOf(ctx, x);
+            long[] axes = new long[xd.length];
+            for (int i = 0; i < axes.length; i++) {
+                axes[i] = i + 2;
+            }
+            ctx.setOutput(0, ctx.emit1(kind, List.of(x), x.dataType(),
+                    b -> b.attr("axes", axes).attr("keep_dims", true)));
+        };
+    }
+
+    /** InstanceNormalization: oneDNN's GroupNorm with one group per channel. */
+    private static void instanceNorm(ImportContext ctx) {
+        LogicalTensor x = ctx.input(0);
+        long[] xd = x.dims();
+        if (xd == null || xd.length < 3) {
+            throw ctx.invalid("input " + LogicalTensor.dimsToString(xd) + " must have rank >= 3 (N, C, spatial...)");
+        }
+        float eps = ctx.floatAttr("epsilon", 1e-5f);
+        long c = xd[1];
+        List<LogicalTensor> ins = List.of(x, ctx.input(1), ctx.input(2));
+        ctx.setOutput(0, ctx.emit1(OpKind.GroupNorm, ins, x.dataType(), b -> b.attr("groups", c)
+                .attr("epsilon", eps).attr("use_affine", true).attr("keep_stats", false).attr("data_format", "NCX")));
     }
 
     private static long[] spatialOf(ImportContext ctx, LogicalTensor x) {
@@ -76,7 +117,18 @@ final class PoolNormTranslators {
      * batch, with the biased batch variance); its batch_mean / batch_variance outputs are unused.
      */
     private static void batchNorm(ImportContext ctx) {
-        boolean training = ctx.intAttr("training_mode", 0) != 0;
+        int version = ctx.opVersion();
+        ctx.ignoreAttr("consumed_inputs"); // version 1's bookkeeping for in-place updates; no meaning here
+        if (version < 7 && ctx.intAttr("is_test", 0) == 0) {
+            throw ctx.unsupported("is_test = 0 (training mode with batch statistics in version 6)");
+        }
+        if (version < 9 && ctx.intAttr("spatial", 1) == 0) {
+            throw ctx.unsupported("spatial = 0 (statistics per element, not per channel)");
+        }
+        if (version < 14 && (ctx.hasOutput(1) || ctx.hasOutput(2) || ctx.hasOutput(3) || ctx.hasOutput(4))) {
+            throw ctx.unsupported("mean / var / saved statistics outputs (training in version " + version + ")");
+        }
+        boolean training = version >= 14 && ctx.intAttr("training_mode", 0) != 0;
         float momentum = ctx.floatAttr("momentum", 0.9f);
         float eps = ctx.floatAttr("epsilon", 1e-5f);
         LogicalTensor x = ctx.input(0);
@@ -161,12 +213,47 @@ final class PoolNormTranslators {
                 + " broadcast to the normalized shape " + LogicalTensor.dimsToString(norm));
     }
 
-    private static void softmax(ImportContext ctx) {
-        LogicalTensor x = ctx.input(0);
-        long axis = ctx.intAttr("axis", -1);
-        int rank = x.ndims();
-        long a = axis < 0 ? axis + rank : axis;
-        ctx.setOutput(0, ctx.emit1(OpKind.SoftMax, List.of(x), x.dataType(), b -> b.attr("axis", a)));
+    /**
+     * Softmax / LogSoftmax. From version 13: over one axis (default -1). Before 13: the input is
+     * coerced to 2-D, [d0 * ... * d(axis-1), d(axis) * ... * d(n-1)] (axis default 1), and the
+     * softmax runs over the second dim: a reshape around a softmax over axis 1 unless axis is the
+     * last one.
+     */
+    private static NodeTranslator softmax(OpKind kind) {
+        return ctx -> {
+            LogicalTensor x = ctx.input(0);
+            long[] xd = ctx.rankedDims(x, "input");
+            int rank = xd.length;
+            if (ctx.opVersion() >= 13) {
+                long a = ctx.axis(ctx.intAttr("axis", -1), rank, "axis");
+                ctx.setOutput(0, ctx.emit1(kind, List.of(x), x.dataType(), b -> b.attr("axis", a)));
+                return;
+            }
+            long axis = ctx.intAttr("axis", 1);
+            if (axis < -rank || axis > rank) {
+                throw ctx.invalid("axis " + axis + " is out of range [" + -rank + ", " + rank + "] for rank " + rank);
+            }
+            int a = (int) (axis < 0 ? axis + rank : axis);
+            if (a == rank - 1) {
+                ctx.setOutput(0, ctx.emit1(kind, List.of(x), x.dataType(), b -> b.attr("axis", (long) (rank - 1))));
+                return;
+            }
+            if (rank == 0) {
+                throw ctx.unsupported("a scalar input");
+            }
+            long outer = 1;
+            long inner = 1;
+            for (int i = 0; i < rank; i++) {
+                if (i < a) {
+                    outer *= xd[i];
+                } else {
+                    inner *= xd[i];
+                }
+            }
+            LogicalTensor flat = ShapeTranslators.staticReshape(ctx, x, new long[] {outer, inner});
+            LogicalTensor y = ctx.emit1(kind, List.of(flat), x.dataType(), b -> b.attr("axis", 1L));
+            ctx.setOutput(0, ShapeTranslators.staticReshape(ctx, y, xd.clone()));
+        };
     }
 
     /**
@@ -181,7 +268,7 @@ final class PoolNormTranslators {
             boolean keep = ctx.intAttr("keepdims", 1) != 0;
             long[] axes;
             boolean noop = false;
-            if (ctx.opset() >= axesInputSince) {
+            if (ctx.opVersion() >= axesInputSince) {
                 noop = ctx.intAttr("noop_with_empty_axes", 0) != 0;
                 if (ctx.hasInput(1)) {
                     if (!ctx.isConstant(1)) {

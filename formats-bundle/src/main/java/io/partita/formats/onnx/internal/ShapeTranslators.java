@@ -1,9 +1,12 @@
 package io.partita.formats.onnx.internal;
 
+import static io.partita.formats.onnx.internal.Translators.v;
+
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.NavigableMap;
 
 import io.partita.formats.onnx.OnnxTensor;
 import io.partita.graph.DataType;
@@ -19,18 +22,20 @@ final class ShapeTranslators {
     private ShapeTranslators() {
     }
 
-    static void register(Map<String, Translators.Entry> m) {
-        Translators.add(m, "Reshape", 14, ShapeTranslators::reshape);
-        Translators.add(m, "Flatten", 13, ShapeTranslators::flatten);
-        Translators.add(m, "Squeeze", 13, ShapeTranslators::squeeze);
-        Translators.add(m, "Unsqueeze", 13, ShapeTranslators::unsqueeze);
-        Translators.add(m, "Transpose", 13, ShapeTranslators::transpose);
-        Translators.add(m, "Concat", 13, ShapeTranslators::concat);
-        Translators.add(m, "Cast", 13, ShapeTranslators::cast);
-        Translators.add(m, "CastLike", 15, ShapeTranslators::castLike);
-        Translators.add(m, "Identity", 13, ShapeTranslators::identity);
-        Translators.add(m, "Shape", 13, ShapeTranslators::shape);
-        Translators.add(m, "Size", 13, ShapeTranslators::size);
+    static void register(Map<String, NavigableMap<Integer, NodeTranslator>> m) {
+        // Reshape 5 takes the shape as an input (1 had an attribute, before opset 5); allowzero from 14.
+        Translators.add(m, "Reshape", v(5, 13, 14, 19, 21), ShapeTranslators::reshape);
+        Translators.add(m, "Flatten", v(1, 9, 11, 13, 21), ShapeTranslators::flatten);
+        // Squeeze / Unsqueeze before 13: axes attribute; from 13: axes input.
+        Translators.add(m, "Squeeze", v(1, 11, 13, 21), ShapeTranslators::squeeze);
+        Translators.add(m, "Unsqueeze", v(1, 11, 13, 21), ShapeTranslators::unsqueeze);
+        Translators.add(m, "Transpose", v(1, 13, 21), ShapeTranslators::transpose);
+        Translators.add(m, "Concat", v(4, 11, 13), ShapeTranslators::concat);
+        Translators.add(m, "Cast", v(6, 9, 13, 19, 21), ShapeTranslators::cast);
+        Translators.add(m, "CastLike", v(15, 19, 21), ShapeTranslators::castLike);
+        Translators.add(m, "Identity", v(1, 13, 14, 16, 19, 21), ShapeTranslators::identity);
+        Translators.add(m, "Shape", v(1, 13, 15, 19, 21), ShapeTranslators::shape);
+        Translators.add(m, "Size", v(1, 13, 19, 21), ShapeTranslators::size);
     }
 
     static LogicalTensor staticReshape(ImportContext ctx, LogicalTensor x, long[] dims) {
@@ -172,7 +177,11 @@ final class ShapeTranslators {
         return out;
     }
 
-    private static long[] constantAxes(ImportContext ctx, String op) {
+    /** Squeeze's axes: the attribute before version 13, else the constant input (null: all 1 dims). */
+    static long[] squeezeAxes(ImportContext ctx, String op) {
+        if (ctx.opset() < 13) {
+            return ctx.intsAttr("axes", null);
+        }
         if (!ctx.hasInput(1)) {
             return null;
         }
@@ -182,18 +191,23 @@ final class ShapeTranslators {
         return ctx.intsInput(1, "axes");
     }
 
+    static long[] unsqueezeAxes(ImportContext ctx) {
+        long[] axes = squeezeAxes(ctx, "Unsqueeze");
+        if (axes == null) {
+            throw ctx.invalid(ctx.opset() < 13 ? "attribute axes is required" : "input axes is required");
+        }
+        return axes;
+    }
+
     private static void squeeze(ImportContext ctx) {
         LogicalTensor x = ctx.input(0);
         ctx.setOutput(0, staticReshape(ctx, x, squeezeDims(ctx, ctx.rankedDims(x, "input"),
-                constantAxes(ctx, "Squeeze"))));
+                squeezeAxes(ctx, "Squeeze"))));
     }
 
     private static void unsqueeze(ImportContext ctx) {
         LogicalTensor x = ctx.input(0);
-        long[] axes = constantAxes(ctx, "Unsqueeze");
-        if (axes == null) {
-            throw ctx.invalid("input axes is required");
-        }
+        long[] axes = unsqueezeAxes(ctx);
         ctx.setOutput(0, staticReshape(ctx, x, unsqueezeDims(ctx, ctx.rankedDims(x, "input"), axes)));
     }
 
