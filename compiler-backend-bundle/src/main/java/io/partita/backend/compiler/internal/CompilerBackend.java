@@ -7,11 +7,13 @@ import java.util.Set;
 import io.partita.backend.compiler.internal.codegen.RowKernelGenerator;
 import io.partita.backend.compiler.internal.exec.AttentionProgram;
 import io.partita.backend.compiler.internal.exec.EltwiseProgram;
+import io.partita.backend.compiler.internal.exec.MatMulChainProgram;
 import io.partita.backend.compiler.internal.exec.MlpProgram;
 import io.partita.backend.compiler.internal.exec.NormProgram;
 import io.partita.backend.compiler.internal.exec.Parallel;
 import io.partita.backend.compiler.internal.fusion.AttentionShape;
 import io.partita.backend.compiler.internal.fusion.EltwiseShape;
+import io.partita.backend.compiler.internal.fusion.MatMulChainShape;
 import io.partita.backend.compiler.internal.fusion.MlpShape;
 import io.partita.backend.compiler.internal.fusion.NormShape;
 import io.partita.backend.compiler.internal.fusion.OpIndex;
@@ -33,7 +35,8 @@ import io.partita.spi.Kernel;
  * MatMul and the views around them) and gated MLPs (two up projections, their elementwise
  * combination, the down projection), static or with dynamic dims (and single-projection MLPs
  * with dynamic rows), LayerNorm/RMSNorm over the last axis with the elementwise ops before and
- * after it, and elementwise chains with dynamic dims; it compiles each once into fused loops
+ * after it, MatMuls with the elementwise chains computing their src and finishing their output,
+ * and elementwise chains with dynamic dims; it compiles each once into fused loops
  * whose elementwise parts are generated classes. Ranked above the
  * DNNL-style backend so its larger partitions win; what it does not claim goes to the others.
  */
@@ -47,6 +50,7 @@ public final class CompilerBackend implements Backend {
     static final String MLP = "mlp";
     static final String NORM = "norm";
     static final String ELTWISE = "eltwise";
+    static final String MATMUL = "matmul";
     private static final int MAX_THREADS = 1024;
 
     private final RowKernelGenerator generator;
@@ -145,6 +149,17 @@ public final class CompilerBackend implements Backend {
             claims.add(claim(n.ops(), NORM, taken));
         }
         for (Op op : ops) {
+            if (op.kind() != OpKind.MatMul || taken.contains(op.id())) {
+                continue;
+            }
+            MatMulChainShape c = MatMulChainShape.around(op, index,
+                    o -> !graph.isClaimed(o.id()) && !taken.contains(o.id()), graph::isGraphOutput);
+            // a static MatMul with an epilogue alone is the DNNL-style backend's post-op chain
+            if (c != null && (!c.prologue().isEmpty() || c.hasDynamicDim())) {
+                claims.add(claim(c.ops(), MATMUL, taken));
+            }
+        }
+        for (Op op : ops) {
             // a chain is dynamic through its dims, which every op of it has (cheap test before growing one)
             if (taken.contains(op.id()) || !dynamic(List.of(op))) {
                 continue;
@@ -198,6 +213,20 @@ public final class CompilerBackend implements Backend {
             }
             return new CompilerKernel(this, new MlpProgram(ID, request, m, generator, caches.constantTensorCache(
                     Device.of(request.engine().kind().spelling(), request.engine().index()))));
+        }
+        if (MATMUL.equals(request.pattern())) {
+            MatMulChainShape shape = null;
+            for (Op op : request.ops()) {
+                if (op.kind() == OpKind.MatMul) {
+                    shape = MatMulChainShape.around(op, index, o -> true, outputs::contains);
+                }
+            }
+            if (shape == null || shape.ops().size() != request.ops().size()) {
+                throw new UnsupportedFeatureException("partition " + request.partitionId()
+                        + " is not a MatMul chain the compiler backend fuses");
+            }
+            return new CompilerKernel(this, new MatMulChainProgram(ID, request, shape, generator,
+                    caches.constantTensorCache(Device.of(request.engine().kind().spelling(), request.engine().index()))));
         }
         if (NORM.equals(request.pattern())) {
             NormShape shape = null;

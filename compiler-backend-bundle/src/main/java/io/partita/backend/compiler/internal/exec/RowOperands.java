@@ -49,6 +49,36 @@ final class RowOperands {
         rows.add(port(request, t));
     }
 
+    /**
+     * The dims of rank {@code rank} every operand broadcasts to (numpy rules): the dims of the
+     * chain's result when it is computed from these operands alone.
+     */
+    long[] broadcastDims(List<Tensor> in, int rank) {
+        long[] r = new long[rank];
+        Arrays.fill(r, 1);
+        List<Integer> all = new ArrayList<>(rows);
+        all.addAll(scalars);
+        for (int port : all) {
+            long[] d = in.get(port).logicalTensor().dims();
+            if (d.length > rank) {
+                throw new UnsupportedFeatureException("partition " + request.partitionId() + ": operand "
+                        + LogicalTensor.dimsToString(d) + " has more than " + rank + " dims");
+            }
+            for (int i = 0; i < d.length; i++) {
+                int j = i + rank - d.length;
+                if (d[i] != 1) {
+                    if (r[j] != 1 && r[j] != d[i]) {
+                        throw new UnsupportedFeatureException("partition " + request.partitionId() + ": operand "
+                                + LogicalTensor.dimsToString(d) + " does not broadcast with "
+                                + LogicalTensor.dimsToString(r));
+                    }
+                    r[j] = d[i];
+                }
+            }
+        }
+        return r;
+    }
+
     int rowCount() {
         return rows.size();
     }
@@ -134,6 +164,13 @@ final class RowOperands {
             long[] s = strides[k];
             int last = dims.length - 1;
             read(data[k], Strides.offset(row, dims, s, last), s[last], dst, off, n);
+        }
+
+        /** Copies n elements of row {@code row} from column {@code col} on. */
+        void stage(int k, long row, long col, float[] dst, int off, int n) {
+            long[] s = strides[k];
+            int last = dims.length - 1;
+            read(data[k], Strides.offset(row, dims, s, last) + col * s[last], s[last], dst, off, n);
         }
 
         /** Copies n elements from flat element {@code start} of a dense operand. */
