@@ -185,6 +185,27 @@ class MatMulChainFusionTest {
         assertTrue(compilerParts(g, PartitionPolicy.FUSION).isEmpty(), g.partitions(PartitionPolicy.FUSION).toString());
     }
 
+    /**
+     * The MLP form MatMul → BiasAdd → ReLU → MatMul: the ReLU finishes the first MatMul through its
+     * bias, so it stays that MatMul's post-op (the examples' MLP is three DNNL-style partitions).
+     */
+    @Test
+    void activationAfterAnotherMatMulsBiasStaysItsPostOp() {
+        java.util.function.Consumer<Graph> build = g -> {
+            g.add(Op.builder(1, OpKind.MatMul).inputs(RowFusionChecks.f32(0, 8, 16), RowFusionChecks.f32(1, 16, 24))
+                    .output(RowFusionChecks.f32(10, 8, 24)).build());
+            g.add(Op.builder(2, OpKind.BiasAdd).inputs(RowFusionChecks.f32(10, 8, 24), RowFusionChecks.f32(3, 24))
+                    .output(RowFusionChecks.f32(13, 8, 24)).build());
+            g.add(Op.builder(4, OpKind.ReLU).input(RowFusionChecks.f32(13, 8, 24)).output(RowFusionChecks.f32(11, 8, 24))
+                    .build());
+            g.add(Op.builder(5, OpKind.MatMul).inputs(RowFusionChecks.f32(11, 8, 24), RowFusionChecks.f32(2, 24, 5))
+                    .output(RowFusionChecks.f32(12, 8, 5)).build());
+        };
+        Graph g = graph(RUNTIME, build);
+        assertTrue(compilerParts(g, PartitionPolicy.FUSION).isEmpty(), g.partitions(PartitionPolicy.FUSION).toString());
+        wholeGraphMatches(build, 4);
+    }
+
     @Test
     void dynamicRowsFromOneCompilation() {
         Chain dyn = new Chain(d(DYNAMIC_DIM, 33), d(33, 100), false, false, 3, 2);

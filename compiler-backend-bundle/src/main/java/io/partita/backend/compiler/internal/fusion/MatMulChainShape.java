@@ -10,6 +10,7 @@ import java.util.Set;
 import java.util.function.LongPredicate;
 import java.util.function.Predicate;
 
+import io.partita.backend.compiler.internal.expr.ExprBuilder;
 import io.partita.graph.DataType;
 import io.partita.graph.LogicalTensor;
 import io.partita.graph.Op;
@@ -112,8 +113,7 @@ public record MatMulChainShape(List<Op> prologue, Op matmul, List<Op> epilogue) 
             }
             boolean postOp = false;
             for (LogicalTensor in : p.inputs()) {
-                Op q = index.producer(in.id());
-                postOp |= q != null && available.test(q) && postOpHost(q);
+                postOp |= finishesPostOpHost(in.id(), index, available, POST_OP_DEPTH);
             }
             if (postOp) {
                 continue;
@@ -145,6 +145,33 @@ public record MatMulChainShape(List<Op> prologue, Op matmul, List<Op> epilogue) 
         List<Op> r = new ArrayList<>(region);
         r.sort(java.util.Comparator.comparingInt(index::position));
         return r;
+    }
+
+    /** How far back a chain of bias and elementwise ops is followed to its MatMul or convolution. */
+    private static final int POST_OP_DEPTH = 8;
+
+    /**
+     * Whether the tensor comes out of a MatMul or convolution through bias and elementwise ops only
+     * (MatMul → BiasAdd → ReLU in an MLP): then an op reading it belongs to that op's post-op chain,
+     * which the DNNL-style backend fuses, not to the next MatMul's prologue.
+     */
+    private static boolean finishesPostOpHost(long tensor, OpIndex index, Predicate<Op> available, int depth) {
+        Op q = index.producer(tensor);
+        if (q == null || !available.test(q) || depth == 0) {
+            return false;
+        }
+        if (postOpHost(q)) {
+            return true;
+        }
+        if (q.kind() != OpKind.BiasAdd && !ExprBuilder.supports(q)) {
+            return false;
+        }
+        for (LogicalTensor in : q.inputs()) {
+            if (finishesPostOpHost(in.id(), index, available, depth - 1)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** An op the DNNL-style backend fuses elementwise post-ops into. */
