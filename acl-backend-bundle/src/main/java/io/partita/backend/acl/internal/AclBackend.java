@@ -83,7 +83,8 @@ public final class AclBackend implements Backend {
     @Override
     public String description() {
         return "vector=" + Neon.describe() + " memory=" + (cachedMemory ? "cached" : "on-demand") + " pooled="
-                + budget.pooledBytes() + "B peak=" + budget.peakPooledBytes() + "B cap=" + (budget.capBytes() >> 20) + "MB";
+                + budget.pooledBytes() + "B peak=" + budget.peakPooledBytes() + "B cap=" + (budget.capBytes() >> 20) + "MB"
+                + " pool_allocations=" + budget.poolAllocations() + " peak_live=" + budget.peakLivePoolBytes() + "B";
     }
 
     @Override
