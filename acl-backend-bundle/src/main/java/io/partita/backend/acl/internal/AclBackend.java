@@ -8,10 +8,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.partita.backend.acl.internal.memory.PoolBudget;
+import io.partita.backend.acl.internal.ops.DepthwiseConvolution;
 import io.partita.backend.acl.internal.ops.Elementwise;
 import io.partita.backend.acl.internal.ops.FullyConnected;
 import io.partita.backend.acl.internal.ops.GemmConvolution;
 import io.partita.backend.acl.internal.ops.Operator;
+import io.partita.backend.acl.internal.ops.Pooling;
+import io.partita.backend.acl.internal.ops.SoftMax;
 import io.partita.backend.acl.internal.simd.Neon;
 import io.partita.cache.CacheManager;
 import io.partita.cache.KernelCache;
@@ -26,7 +29,8 @@ import io.partita.spi.GraphView;
 import io.partita.spi.Kernel;
 
 /**
- * The ACL-style backend: fully connected, GEMM-based convolution and elementwise primitives, each with a cached
+ * The ACL-style backend: fully connected, GEMM-based and depthwise convolution, elementwise, pooling and SoftMax
+ * primitives, each with a cached
  * memory manager whose pools hold the operator's auxiliary tensors. Primitives live in the shared
  * primitive cache; when one leaves it the eviction listener frees its pools. Ranks below the
  * DNNL-style backend by default, so it takes what that one leaves.
@@ -112,7 +116,8 @@ public final class AclBackend implements Backend {
         if (ops.size() > 2 || act != null && !relu && !clamp) {
             throw Patterns.unsupported(request.pattern(), ops.get(ops.size() - 1));
         }
-        boolean constantWeights = request.inputs().stream().anyMatch(t -> t.id() == main.input(1).id() && t.isConstant());
+        boolean constantWeights = main.inputs().size() > 1
+                && request.inputs().stream().anyMatch(t -> t.id() == main.input(1).id() && t.isConstant());
         Object desc = switch (main.kind()) {
             case MatMul -> {
                 FullyConnected.Desc d = Patterns.fullyConnected(main);
@@ -121,10 +126,14 @@ public final class AclBackend implements Backend {
             }
             case Convolution -> {
                 GemmConvolution.Desc d = Patterns.convolution(main);
-                yield d == null ? null : new GemmConvolution.Desc(d.batch(), d.cin(), d.h(), d.w(), d.cout(), d.ho(),
-                        d.wo(), d.kh(), d.kw(), d.strideH(), d.strideW(), d.padTop(), d.padLeft(), d.dilH(), d.dilW(),
-                        d.groups(), d.channelsLast(), d.weightsXio(), d.bias(), relu, constantWeights);
+                GemmConvolution.Desc c = d == null ? null : new GemmConvolution.Desc(d.batch(), d.cin(), d.h(), d.w(),
+                        d.cout(), d.ho(), d.wo(), d.kh(), d.kw(), d.strideH(), d.strideW(), d.padTop(), d.padLeft(),
+                        d.dilH(), d.dilW(), d.groups(), d.channelsLast(), d.weightsXio(), d.bias(), relu,
+                        constantWeights);
+                yield c != null && Patterns.depthwise(c) ? new DepthwiseConvolution.Desc(c) : c;
             }
+            case MaxPool, AvgPool -> act == null ? Patterns.pooling(main) : null;
+            case SoftMax -> act == null ? Patterns.softmax(main) : null;
             case Add, Subtract, Multiply, Maximum, Minimum -> {
                 Elementwise.Desc d = Patterns.elementwise(main);
                 yield d == null ? null : new Elementwise.Desc(d.arith(), d.count(),
@@ -153,6 +162,9 @@ public final class AclBackend implements Backend {
             case FullyConnected.Desc d -> new FullyConnected(d);
             case GemmConvolution.Desc d -> new GemmConvolution(d);
             case Elementwise.Desc d -> new Elementwise(d);
+            case DepthwiseConvolution.Desc d -> new DepthwiseConvolution(d);
+            case Pooling.Desc d -> new Pooling(d);
+            case SoftMax.Desc d -> new SoftMax(d);
             default -> throw new IllegalArgumentException("no ACL-style operator for descriptor " + desc);
         };
     }
