@@ -49,7 +49,8 @@ import io.partita.testkit.check.RandomInputs;
  * (cached) time / dnnl time. Per inference in steady state: heap bytes allocated (all threads,
  * {@code com.sun.management.ThreadMXBean}), native pools allocated by the acl memory manager and their
  * bytes; and peak pooled bytes (kept pools) and peak live pool bytes (kept plus in flight).
- * {@code java --add-modules jdk.incubator.vector -jar benchmarks.jar acl [--rounds R] [--warmup-s S] [--dnnl-threads T] [--stacks conv,bert]}
+ * {@code java --add-modules jdk.incubator.vector -jar benchmarks.jar acl [--rounds R] [--warmup-s S] [--dnnl-threads T] [--stacks conv,bert]},
+ * or {@code acl --layers [--rounds R] [--warmup-s S]}: each 3x3 stride-1 convolution alone, Winograd against im2col.
  */
 public final class AclBenchmark {
     private AclBenchmark() {
@@ -60,19 +61,25 @@ public final class AclBenchmark {
         double warmupS = 3;
         int dnnlThreads = 1;
         List<String> stacks = List.of("conv", "bert");
+        boolean layers = false;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--rounds" -> rounds = (int) number(args, ++i);
                 case "--warmup-s" -> warmupS = number(args, ++i);
                 case "--dnnl-threads" -> dnnlThreads = (int) number(args, ++i);
                 case "--stacks" -> stacks = List.of(args[++i].split(","));
+                case "--layers" -> layers = true;
                 default -> throw new IllegalArgumentException("unknown argument '" + args[i]
-                        + "'; expected --rounds N, --warmup-s S, --dnnl-threads T or --stacks conv,bert");
+                        + "'; expected --rounds N, --warmup-s S, --dnnl-threads T, --stacks conv,bert or --layers");
             }
         }
         System.out.println("acl benchmark: acl cached vs on-demand memory manager, dnnl for reference ("
                 + dnnlThreads + " dnnl thread(s); the acl kernels run on the calling thread), " + rounds
                 + " rounds after " + warmupS + " s warm-up, Java " + Runtime.version());
+        if (layers) {
+            layers(rounds, warmupS);
+            return;
+        }
         for (String stack : stacks) {
             switch (stack) {
                 case "conv" -> run("conv_stack", AclBenchmark::convStack, 2L * convMacs(), rounds, warmupS, dnnlThreads);
@@ -119,6 +126,12 @@ public final class AclBenchmark {
         GraphRuntime drt = StandaloneRuntime.of(dc, dnnl);
         drt.setThreads(dnnlThreads);
         cs.add(new Contender("dnnl", drt, dnnl, null));
+        if (stack.startsWith("conv")) { // the same with every convolution as im2col + GEMM
+            CacheManager caches = StandaloneRuntime.newCacheManager();
+            AclBackend acl = (AclBackend) backend("acl", caches);
+            acl.setWinograd(false);
+            cs.add(new Contender("acl_im2col", StandaloneRuntime.of(caches, acl), acl, acl.budget()));
+        }
 
         Engine e = Engine.cpu();
         Stream s = new Stream(e);
@@ -201,12 +214,84 @@ public final class AclBenchmark {
             System.out.printf(Locale.ROOT, "%s peak_pooled_bytes cached=%d | peak_live_pool_bytes cached=%d"
                     + " on_demand=%d%n", stack, cached.pools.peakPooledBytes(), cached.pools.peakLivePoolBytes(),
                     onDemand.pools.peakLivePoolBytes());
+            if (cs.size() > 3) {
+                Contender im2col = cs.get(3);
+                double mi = median(im2col.ms);
+                System.out.printf(Locale.ROOT, "%s partitions acl_im2col=%s im2col_ms=%.2f ratio_winograd=%.2f"
+                        + " (cached, im2col time / time with Winograd where claimed)%n", stack, im2col.partitions, mi,
+                        mi / mc);
+            }
         } finally {
             for (Contender c : cs) {
                 if (c.cg != null) {
                     c.cg.close();
                 }
                 c.backend.close();
+            }
+        }
+    }
+
+    /** 3x3 stride-1 convolutions {cin, cout, size}: ResNet-50's stages and smaller channel counts. */
+    private static final int[][] LAYERS = {
+        {16, 16, 56}, {32, 32, 56}, {64, 64, 56}, {128, 128, 28}, {256, 256, 14}, {512, 512, 7}, {32, 64, 28}, {256, 256, 7}, {64, 64, 14},
+    };
+
+    /** Each 3x3 stride-1 convolution (+ bias, ReLU, NCHW) alone: Winograd against im2col + GEMM, both cached. */
+    private static void layers(int rounds, double warmupS) {
+        Engine e = Engine.cpu();
+        Stream s = new Stream(e);
+        for (int[] l : LAYERS) {
+            int[] c = {l[0], l[1], 3, 1, l[2]};
+            Consumer<Graph> build = g -> {
+                LogicalTensor x = f32(0, 1, c[0], c[4], c[4]);
+                LogicalTensor y = f32(3, 1, c[1], c[4], c[4]);
+                g.add(Op.builder(0, OpKind.Convolution).inputs(x, constant(1, c[1], c[0], 3, 3), constant(2, c[1]))
+                        .output(y).attr("strides", 1L, 1L).attr("pads_begin", 1L, 1L).attr("pads_end", 1L, 1L)
+                        .attr("dilations", 1L, 1L).attr("groups", 1L).attr("data_format", "NCX")
+                        .attr("weights_format", "OIX").build());
+                g.add(Op.builder(1, OpKind.ReLU).input(y).output(f32(4, 1, c[1], c[4], c[4])).build());
+            };
+            List<CompiledGraph> graphs = new ArrayList<>();
+            List<Backend> backends = new ArrayList<>();
+            List<String> patterns = new ArrayList<>();
+            try (Arena arena = Arena.ofShared()) {
+                Map<Long, Tensor> in = null;
+                for (boolean w : new boolean[] {false, true}) {
+                    CacheManager caches = StandaloneRuntime.newCacheManager();
+                    AclBackend acl = (AclBackend) backend("acl", caches);
+                    acl.setWinograd(w);
+                    backends.add(acl);
+                    GraphRuntime rt = StandaloneRuntime.of(caches, acl);
+                    Graph g = rt.createGraph(EngineKind.CPU);
+                    build.accept(g);
+                    g.finalizeGraph();
+                    patterns.add(g.partitions(PartitionPolicy.FUSION).get(0).pattern());
+                    if (in == null) {
+                        in = RandomInputs.forGraph(rt, g, e, arena, 5);
+                    }
+                    graphs.add(rt.compile(g, PartitionPolicy.FUSION, e));
+                }
+                long end = System.nanoTime() + (long) (warmupS * 1e9);
+                for (int i = 0; i < 3 || System.nanoTime() < end; i++) {
+                    for (CompiledGraph cg : graphs) {
+                        cg.execute(s, in);
+                    }
+                }
+                List<List<Double>> ms = List.of(new ArrayList<>(), new ArrayList<>());
+                for (int r = 0; r < rounds; r++) {
+                    for (int k = 0; k < 2; k++) {
+                        int j = (k + r) % 2;
+                        long t0 = System.nanoTime();
+                        graphs.get(j).execute(s, in);
+                        ms.get(j).add((System.nanoTime() - t0) / 1e6);
+                    }
+                }
+                double im2col = median(ms.get(0)), wino = median(ms.get(1));
+                System.out.printf(Locale.ROOT, "conv3x3 %dx%dx%d->%d %s_ms=%.3f %s_ms=%.3f ratio_winograd=%.2f%n", c[4],
+                        c[4], c[0], c[1], patterns.get(0), im2col, patterns.get(1), wino, im2col / wino);
+            } finally {
+                graphs.forEach(CompiledGraph::close);
+                backends.forEach(Backend::close);
             }
         }
     }

@@ -15,6 +15,7 @@ import io.partita.backend.acl.internal.ops.GemmConvolution;
 import io.partita.backend.acl.internal.ops.Operator;
 import io.partita.backend.acl.internal.ops.Pooling;
 import io.partita.backend.acl.internal.ops.SoftMax;
+import io.partita.backend.acl.internal.ops.WinogradConvolution;
 import io.partita.backend.acl.internal.simd.Neon;
 import io.partita.cache.CacheManager;
 import io.partita.cache.KernelCache;
@@ -49,6 +50,7 @@ public final class AclBackend implements Backend {
     private final KernelCache.Registration evictions;
     private final PoolBudget budget = new PoolBudget(DEFAULT_POOL_CAP_MB << 20);
     private volatile boolean cachedMemory = true;
+    private volatile boolean winograd = true;
 
     /** A primitive cache key: the backend id, the memory manager kind and the operator descriptor. */
     record PrimitiveKey(String backend, boolean cachedMemory, Object desc) {
@@ -102,7 +104,7 @@ public final class AclBackend implements Backend {
             }
             return List.of();
         }
-        return Patterns.claim(graph, policy);
+        return Patterns.claim(graph, policy, winograd);
     }
 
     @Override
@@ -130,7 +132,11 @@ public final class AclBackend implements Backend {
                         d.cout(), d.ho(), d.wo(), d.kh(), d.kw(), d.strideH(), d.strideW(), d.padTop(), d.padLeft(),
                         d.dilH(), d.dilW(), d.groups(), d.channelsLast(), d.weightsXio(), d.bias(), relu,
                         constantWeights);
-                yield c != null && Patterns.depthwise(c) ? new DepthwiseConvolution.Desc(c) : c;
+                if (c != null && Patterns.depthwise(c)) {
+                    yield new DepthwiseConvolution.Desc(c);
+                }
+                yield c != null && request.pattern().startsWith("winograd") && WinogradConvolution.applies(c)
+                        ? new WinogradConvolution.Desc(c) : c;
             }
             case MaxPool, AvgPool -> act == null ? Patterns.pooling(main) : null;
             case SoftMax -> act == null ? Patterns.softmax(main) : null;
@@ -165,6 +171,7 @@ public final class AclBackend implements Backend {
             case DepthwiseConvolution.Desc d -> new DepthwiseConvolution(d);
             case Pooling.Desc d -> new Pooling(d);
             case SoftMax.Desc d -> new SoftMax(d);
+            case WinogradConvolution.Desc d -> new WinogradConvolution(d);
             default -> throw new IllegalArgumentException("no ACL-style operator for descriptor " + desc);
         };
     }
@@ -172,6 +179,14 @@ public final class AclBackend implements Backend {
     /** Memory manager of primitives created from now on: cached (pools reused) or on-demand (baseline). */
     public void setCachedMemory(boolean cached) {
         this.cachedMemory = cached;
+    }
+
+    /**
+     * Whether graphs partitioned from now on run 3x3 stride-1 convolutions with enough channels as
+     * Winograd F(4x4, 3x3) (the default) or all convolutions as im2col + GEMM.
+     */
+    public void setWinograd(boolean winograd) {
+        this.winograd = winograd;
     }
 
     /** Cap on pooled bytes; pools beyond it are freed after their run. */
