@@ -164,9 +164,10 @@ final class Patterns {
     /**
      * Whether a convolution runs as Winograd F(4x4, 3x3) rather than im2col + GEMM: 3x3, stride 1,
      * dilation 1, one group, at least 32 input and output channels and 28x28 output pixels. Measured
-     * with {@code benchmarks.jar acl --layers} (NCHW, one thread, 512-bit vectors): 1.5-4x faster at
-     * 56x56 and 28x28 with 32-128 channels; at 14x14x256 even to 1.9x from run to run, at 14x14x64
-     * and 7x7 (256, 512 channels: few tiles, 36 weight matrices streamed) slower, so left to im2col.
+     * with {@code benchmarks.jar acl --layers} (NCHW, one thread, 512-bit vectors, on a shared 2-core
+     * machine): 1.3-2.7x faster at 56x56 and 28x28 with 32-128 channels; at 14x14x256 0.99-1.9x from
+     * run to run, at 14x14x64 and 7x7 (256, 512 channels: few tiles, 36 weight matrices streamed)
+     * 0.5-0.9x, so those stay im2col.
      */
     static boolean winogradWins(GemmConvolution.Desc d) {
         return WinogradConvolution.applies(d) && d.cin() >= WINOGRAD_MIN_CHANNELS && d.cout() >= WINOGRAD_MIN_CHANNELS
