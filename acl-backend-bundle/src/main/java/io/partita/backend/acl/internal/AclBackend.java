@@ -8,10 +8,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.partita.backend.acl.internal.memory.PoolBudget;
+import io.partita.backend.acl.internal.ops.DepthwiseConvolution;
 import io.partita.backend.acl.internal.ops.Elementwise;
 import io.partita.backend.acl.internal.ops.FullyConnected;
 import io.partita.backend.acl.internal.ops.GemmConvolution;
 import io.partita.backend.acl.internal.ops.Operator;
+import io.partita.backend.acl.internal.ops.Pooling;
+import io.partita.backend.acl.internal.ops.SoftMax;
+import io.partita.backend.acl.internal.ops.WinogradConvolution;
 import io.partita.backend.acl.internal.simd.Neon;
 import io.partita.cache.CacheManager;
 import io.partita.cache.KernelCache;
@@ -26,7 +30,8 @@ import io.partita.spi.GraphView;
 import io.partita.spi.Kernel;
 
 /**
- * The ACL-style backend: fully connected, GEMM-based convolution and elementwise primitives, each with a cached
+ * The ACL-style backend: fully connected, GEMM-based and depthwise convolution, elementwise, pooling and SoftMax
+ * primitives, each with a cached
  * memory manager whose pools hold the operator's auxiliary tensors. Primitives live in the shared
  * primitive cache; when one leaves it the eviction listener frees its pools. Ranks below the
  * DNNL-style backend by default, so it takes what that one leaves.
@@ -45,6 +50,7 @@ public final class AclBackend implements Backend {
     private final KernelCache.Registration evictions;
     private final PoolBudget budget = new PoolBudget(DEFAULT_POOL_CAP_MB << 20);
     private volatile boolean cachedMemory = true;
+    private volatile boolean winograd = true;
 
     /** A primitive cache key: the backend id, the memory manager kind and the operator descriptor. */
     record PrimitiveKey(String backend, boolean cachedMemory, Object desc) {
@@ -83,7 +89,8 @@ public final class AclBackend implements Backend {
     @Override
     public String description() {
         return "vector=" + Neon.describe() + " memory=" + (cachedMemory ? "cached" : "on-demand") + " pooled="
-                + budget.pooledBytes() + "B peak=" + budget.peakPooledBytes() + "B cap=" + (budget.capBytes() >> 20) + "MB";
+                + budget.pooledBytes() + "B peak=" + budget.peakPooledBytes() + "B cap=" + (budget.capBytes() >> 20) + "MB"
+                + " pool_allocations=" + budget.poolAllocations() + " peak_live=" + budget.peakLivePoolBytes() + "B";
     }
 
     @Override
@@ -97,7 +104,7 @@ public final class AclBackend implements Backend {
             }
             return List.of();
         }
-        return Patterns.claim(graph, policy);
+        return Patterns.claim(graph, policy, winograd);
     }
 
     @Override
@@ -111,7 +118,8 @@ public final class AclBackend implements Backend {
         if (ops.size() > 2 || act != null && !relu && !clamp) {
             throw Patterns.unsupported(request.pattern(), ops.get(ops.size() - 1));
         }
-        boolean constantWeights = request.inputs().stream().anyMatch(t -> t.id() == main.input(1).id() && t.isConstant());
+        boolean constantWeights = main.inputs().size() > 1
+                && request.inputs().stream().anyMatch(t -> t.id() == main.input(1).id() && t.isConstant());
         Object desc = switch (main.kind()) {
             case MatMul -> {
                 FullyConnected.Desc d = Patterns.fullyConnected(main);
@@ -120,10 +128,18 @@ public final class AclBackend implements Backend {
             }
             case Convolution -> {
                 GemmConvolution.Desc d = Patterns.convolution(main);
-                yield d == null ? null : new GemmConvolution.Desc(d.batch(), d.cin(), d.h(), d.w(), d.cout(), d.ho(),
-                        d.wo(), d.kh(), d.kw(), d.strideH(), d.strideW(), d.padTop(), d.padLeft(), d.dilH(), d.dilW(),
-                        d.groups(), d.channelsLast(), d.weightsXio(), d.bias(), relu, constantWeights);
+                GemmConvolution.Desc c = d == null ? null : new GemmConvolution.Desc(d.batch(), d.cin(), d.h(), d.w(),
+                        d.cout(), d.ho(), d.wo(), d.kh(), d.kw(), d.strideH(), d.strideW(), d.padTop(), d.padLeft(),
+                        d.dilH(), d.dilW(), d.groups(), d.channelsLast(), d.weightsXio(), d.bias(), relu,
+                        constantWeights);
+                if (c != null && Patterns.depthwise(c)) {
+                    yield new DepthwiseConvolution.Desc(c);
+                }
+                yield c != null && request.pattern().startsWith("winograd") && WinogradConvolution.applies(c)
+                        ? new WinogradConvolution.Desc(c) : c;
             }
+            case MaxPool, AvgPool -> act == null ? Patterns.pooling(main) : null;
+            case SoftMax -> act == null ? Patterns.softmax(main) : null;
             case Add, Subtract, Multiply, Maximum, Minimum -> {
                 Elementwise.Desc d = Patterns.elementwise(main);
                 yield d == null ? null : new Elementwise.Desc(d.arith(), d.count(),
@@ -152,6 +168,10 @@ public final class AclBackend implements Backend {
             case FullyConnected.Desc d -> new FullyConnected(d);
             case GemmConvolution.Desc d -> new GemmConvolution(d);
             case Elementwise.Desc d -> new Elementwise(d);
+            case DepthwiseConvolution.Desc d -> new DepthwiseConvolution(d);
+            case Pooling.Desc d -> new Pooling(d);
+            case SoftMax.Desc d -> new SoftMax(d);
+            case WinogradConvolution.Desc d -> new WinogradConvolution(d);
             default -> throw new IllegalArgumentException("no ACL-style operator for descriptor " + desc);
         };
     }
@@ -159,6 +179,14 @@ public final class AclBackend implements Backend {
     /** Memory manager of primitives created from now on: cached (pools reused) or on-demand (baseline). */
     public void setCachedMemory(boolean cached) {
         this.cachedMemory = cached;
+    }
+
+    /**
+     * Whether graphs partitioned from now on run 3x3 stride-1 convolutions with enough channels as
+     * Winograd F(4x4, 3x3) (the default) or all convolutions as im2col + GEMM.
+     */
+    public void setWinograd(boolean winograd) {
+        this.winograd = winograd;
     }
 
     /** Cap on pooled bytes; pools beyond it are freed after their run. */

@@ -23,7 +23,7 @@ final class AclPrimitive {
         this.desc = desc;
         this.operator = operator;
         var plan = BlobLifetimeManager.plan(operator.auxTensors());
-        this.memory = cached ? new CachedMemoryManager(plan, budget) : new OnDemandMemoryManager(plan);
+        this.memory = cached ? new CachedMemoryManager(plan, budget) : new OnDemandMemoryManager(plan, budget);
     }
 
     /** Runs with a pool reserved for this run alone; {@code body} receives it. */

@@ -8,6 +8,9 @@ import java.util.Set;
 import io.partita.backend.acl.internal.ops.Elementwise;
 import io.partita.backend.acl.internal.ops.FullyConnected;
 import io.partita.backend.acl.internal.ops.GemmConvolution;
+import io.partita.backend.acl.internal.ops.Pooling;
+import io.partita.backend.acl.internal.ops.SoftMax;
+import io.partita.backend.acl.internal.ops.WinogradConvolution;
 import io.partita.graph.DataType;
 import io.partita.graph.LayoutType;
 import io.partita.graph.LogicalTensor;
@@ -21,9 +24,10 @@ import io.partita.spi.GraphView;
 /**
  * What the backend claims — f32, static shapes, dense layouts: MatMul with 2-D weights
  * (fully connected) and 2-D convolution with explicit padding, each with an optional bias input,
- * and same-shaped binary arithmetic; under the FUSION policy each takes along a ReLU (or, after
- * arithmetic, a Clamp) that is its output's only consumer — and the operator descriptor of a
- * claimed partition.
+ * (depthwise ones, groups == channels, as pattern {@code dw_conv}), and same-shaped binary
+ * arithmetic; under the FUSION policy each takes along a ReLU (or, after arithmetic, a Clamp) that
+ * is its output's only consumer; 2-D MaxPool/AvgPool with explicit padding and SoftMax without
+ * stats, alone — and the operator descriptor of a claimed partition.
  */
 final class Patterns {
     /**
@@ -36,6 +40,11 @@ final class Patterns {
     }
 
     static List<Claim> claim(GraphView graph, PartitionPolicy policy) {
+        return claim(graph, policy, true);
+    }
+
+    /** @param winograd whether 3x3 stride-1 convolutions where Winograd wins are claimed as {@code winograd_conv} */
+    static List<Claim> claim(GraphView graph, PartitionPolicy policy, boolean winograd) {
         List<Claim> claims = new ArrayList<>();
         for (Op op : graph.ops()) {
             if (graph.isClaimed(op.id())) {
@@ -43,15 +52,22 @@ final class Patterns {
             }
             String name = switch (op.kind()) {
                 case MatMul -> fullyConnected(op) != null ? "fc" : null;
-                case Convolution -> convolution(op) != null ? "gemm_conv" : null;
+                case Convolution -> {
+                    GemmConvolution.Desc d = convolution(op);
+                    yield d == null ? null : depthwise(d) ? "dw_conv" : winograd && winogradWins(d) ? "winograd_conv"
+                            : "gemm_conv";
+                }
                 case Add, Subtract, Multiply, Maximum, Minimum -> elementwise(op) != null ? "eltwise" : null;
+                case MaxPool, AvgPool -> pooling(op) != null ? "pool" : null;
+                case SoftMax -> softmax(op) != null ? "softmax" : null;
                 default -> null;
             };
             if (name == null) {
                 continue;
             }
             Set<Long> ids = new LinkedHashSet<>(List.of(op.id()));
-            Op act = policy == PartitionPolicy.FUSION ? fusibleActivation(graph, op, name.equals("eltwise")) : null;
+            boolean fuses = !name.equals("pool") && !name.equals("softmax");
+            Op act = policy == PartitionPolicy.FUSION && fuses ? fusibleActivation(graph, op, name.equals("eltwise")) : null;
             if (act != null) {
                 ids.add(act.id());
                 name += "_" + act.kind().name().toLowerCase(java.util.Locale.ROOT);
@@ -140,6 +156,76 @@ final class Patterns {
                 (int) groups, last, xio, bias, false, false);
     }
 
+    /** Whether a convolution is depthwise (one input and one output channel per group), run by the direct loop. */
+    static boolean depthwise(GemmConvolution.Desc d) {
+        return d.groups() > 1 && d.groups() == d.cin() && d.cout() == d.cin();
+    }
+
+    /**
+     * Whether a convolution runs as Winograd F(4x4, 3x3) rather than im2col + GEMM: 3x3, stride 1,
+     * dilation 1, one group, at least 32 input and output channels and 28x28 output pixels. Measured
+     * with {@code benchmarks.jar acl --layers} (NCHW, one thread, 512-bit vectors, on a shared 2-core
+     * machine): 1.3-2.7x faster at 56x56 and 28x28 with 32-128 channels; at 14x14x256 0.99-1.9x from
+     * run to run, at 14x14x64 and 7x7 (256, 512 channels: few tiles, 36 weight matrices streamed)
+     * 0.5-0.9x, so those stay im2col.
+     */
+    static boolean winogradWins(GemmConvolution.Desc d) {
+        return WinogradConvolution.applies(d) && d.cin() >= WINOGRAD_MIN_CHANNELS && d.cout() >= WINOGRAD_MIN_CHANNELS
+                && (long) d.ho() * d.wo() >= WINOGRAD_MIN_PIXELS;
+    }
+
+    static final int WINOGRAD_MIN_CHANNELS = 32;
+    static final long WINOGRAD_MIN_PIXELS = 28 * 28;
+
+    /** The descriptor of a 2-D MaxPool / AvgPool with explicit padding, or null. */
+    static Pooling.Desc pooling(Op op) {
+        if (op.inputs().size() != 1 || op.outputs().size() != 1 || !usable(op.input(0)) || !usable(op.output(0))) {
+            return null;
+        }
+        LogicalTensor src = op.input(0), dst = op.output(0);
+        if (src.ndims() != 4 || dst.ndims() != 4 || !"None".equals(op.stringAttr("auto_pad"))) {
+            return null;
+        }
+        boolean max = op.kind() == OpKind.MaxPool;
+        boolean last = "NXC".equals(op.stringAttr("data_format"));
+        long[] s = src.dims(), o = dst.dims();
+        long[] k = op.longsAttr("kernel"), st = op.longsAttr("strides"), pb = op.longsAttr("pads_begin");
+        long[] dl = max && op.hasAttr("dilations") ? op.longsAttr("dilations") : new long[] {1, 1};
+        if (k.length != 2 || st.length != 2 || pb.length != 2 || dl.length < 2 || s[0] != o[0]) {
+            return null;
+        }
+        long c = last ? s[3] : s[1];
+        if (c != (last ? o[3] : o[1])) {
+            return null;
+        }
+        long h = last ? s[1] : s[2], w = last ? s[2] : s[3], ho = last ? o[1] : o[2], wo = last ? o[2] : o[3];
+        return new Pooling.Desc(max, (int) s[0], (int) c, (int) h, (int) w, (int) ho, (int) wo, (int) k[0], (int) k[1],
+                (int) st[0], (int) st[1], (int) pb[0], (int) pb[1], (int) dl[0], (int) dl[1],
+                !max && op.boolAttr("exclude_pad"), last);
+    }
+
+    /** The descriptor of a SoftMax (dst only, no stats output) on any axis, or null. */
+    static SoftMax.Desc softmax(Op op) {
+        if (op.inputs().size() != 1 || op.outputs().size() != 1 || !usable(op.input(0)) || !usable(op.output(0))
+                || !java.util.Arrays.equals(op.input(0).dims(), op.output(0).dims())) {
+            return null;
+        }
+        long[] dims = op.input(0).dims();
+        long axis = op.longAttr("axis");
+        int a = (int) (axis < 0 ? axis + dims.length : axis);
+        if (a < 0 || a >= dims.length || dims[a] < 1 || dims[a] > Integer.MAX_VALUE) {
+            return null;
+        }
+        long outer = 1, inner = 1;
+        for (int i = 0; i < a; i++) {
+            outer *= dims[i];
+        }
+        for (int i = a + 1; i < dims.length; i++) {
+            inner *= dims[i];
+        }
+        return new SoftMax.Desc(outer, (int) dims[a], inner, "inf_as_zero".equals(op.stringAttr("mode")));
+    }
+
     /** The descriptor of same-shaped binary arithmetic (no activation), or null. */
     static Elementwise.Desc elementwise(Op op) {
         if (op.inputs().size() != 2 || !op.inputs().stream().allMatch(Patterns::usable) || !usable(op.output(0))
@@ -161,6 +247,7 @@ final class Patterns {
     static UnsupportedFeatureException unsupported(String pattern, Op op) {
         return new UnsupportedFeatureException("acl backend cannot compile partition " + pattern + ": op " + op.describe()
                 + " is not an f32 static-shape dense MatMul (2-D weights), 2-D convolution with explicit padding,"
-                + " or same-shaped binary arithmetic, optionally followed by ReLU (Clamp after arithmetic)");
+                + " or same-shaped binary arithmetic, optionally followed by ReLU (Clamp after arithmetic),"
+                + " nor a 2-D MaxPool/AvgPool with explicit padding or a SoftMax without stats");
     }
 }

@@ -32,7 +32,7 @@ public final class CachedMemoryManager implements MemoryManager {
             return new PoolHandle(p, false);
         }
         created.incrementAndGet();
-        Pool fresh = new Pool(plan);
+        Pool fresh = new Pool(plan, budget);
         if (budget.tryRetain(fresh.byteSize())) {
             if (pools.registerReserved(fresh)) {
                 return new PoolHandle(fresh, false);

@@ -6,9 +6,16 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class OnDemandMemoryManager implements MemoryManager {
     private final BlobPlan plan;
     private final AtomicLong created = new AtomicLong();
+    /** Only counts the pools' native memory; nothing is kept against its cap. Null for none. */
+    private final PoolBudget stats;
 
     public OnDemandMemoryManager(BlobPlan plan) {
+        this(plan, null);
+    }
+
+    public OnDemandMemoryManager(BlobPlan plan, PoolBudget stats) {
         this.plan = plan;
+        this.stats = stats;
     }
 
     @Override
@@ -19,7 +26,7 @@ public final class OnDemandMemoryManager implements MemoryManager {
     @Override
     public PoolHandle reservePool() {
         created.incrementAndGet();
-        return new PoolHandle(new Pool(plan), true);
+        return new PoolHandle(new Pool(plan, stats), true);
     }
 
     @Override

@@ -16,10 +16,20 @@ public final class Pool {
     private final Arena arena = Arena.ofShared();
     private final MemorySegment memory;
     private final BlobPlan plan;
+    /** Counts the allocation and the free; null for none. */
+    private final PoolBudget stats;
 
     Pool(BlobPlan plan) {
+        this(plan, null);
+    }
+
+    Pool(BlobPlan plan, PoolBudget stats) {
         this.plan = plan;
+        this.stats = stats;
         this.memory = arena.allocate(Math.max(1, plan.poolBytes()), BlobLifetimeManager.ALIGNMENT);
+        if (stats != null) {
+            stats.allocated(plan.poolBytes());
+        }
     }
 
     public long id() {
@@ -45,6 +55,9 @@ public final class Pool {
 
     void close() {
         arena.close();
+        if (stats != null) {
+            stats.freed(plan.poolBytes());
+        }
     }
 
     @Override

@@ -10,6 +10,11 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class PoolBudget {
     private final AtomicLong pooled = new AtomicLong();
     private final AtomicLong peak = new AtomicLong();
+    /** Native pool memory of all managers (kept or used once): allocations, bytes, live bytes and their peak. */
+    private final AtomicLong allocations = new AtomicLong();
+    private final AtomicLong allocatedBytes = new AtomicLong();
+    private final AtomicLong live = new AtomicLong();
+    private final AtomicLong peakLive = new AtomicLong();
     private volatile long capBytes;
 
     public PoolBudget(long capBytes) {
@@ -55,5 +60,37 @@ public final class PoolBudget {
 
     public long peakPooledBytes() {
         return peak.get();
+    }
+
+    /** Counts a pool's native memory being allocated (by either memory manager). */
+    void allocated(long bytes) {
+        allocations.incrementAndGet();
+        allocatedBytes.addAndGet(bytes);
+        peakLive.accumulateAndGet(live.addAndGet(bytes), Math::max);
+    }
+
+    /** Counts a pool's native memory being freed. */
+    void freed(long bytes) {
+        live.addAndGet(-bytes);
+    }
+
+    /** Pools allocated so far, kept or used once: with cached managers it stops growing in steady state. */
+    public long poolAllocations() {
+        return allocations.get();
+    }
+
+    /** Native bytes of all pools allocated so far. */
+    public long poolBytesAllocated() {
+        return allocatedBytes.get();
+    }
+
+    /** Native bytes of the pools alive now (kept, reserved or used once). */
+    public long livePoolBytes() {
+        return live.get();
+    }
+
+    /** Most native pool bytes alive at once: kept pools plus those of runs in flight. */
+    public long peakLivePoolBytes() {
+        return peakLive.get();
     }
 }

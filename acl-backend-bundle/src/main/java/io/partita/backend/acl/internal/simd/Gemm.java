@@ -67,6 +67,14 @@ public final class Gemm {
             FloatVector bias1 = bias == null ? null
                     : FloatVector.fromMemorySegment(F, bias, (biasOff + j0 + L) * 4L, ORDER, m1);
             int i = 0;
+            if (m1.allTrue()) { // a full panel: the lean kernel, whose epilogue has no branch
+                FloatVector zero = FloatVector.zero(F);
+                FloatVector lo = FloatVector.broadcast(F, relu ? 0f : Float.NEGATIVE_INFINITY);
+                for (; i + MR <= m; i += MR) {
+                    block4Full(k, a, aOff + i * lda, lda, b, panel, c, cOff + i * ldc + j0, ldc,
+                            bias0 == null ? zero : bias0, bias1 == null ? zero : bias1, lo);
+                }
+            }
             for (; i + MR <= m; i += MR) {
                 block4(k, a, aOff + i * lda, lda, b, panel, c, cOff + i * ldc + j0, ldc, m0, m1, bias0, bias1, relu);
             }
@@ -74,6 +82,46 @@ public final class Gemm {
                 row(k, a, aOff + i * lda, b, panel, c, cOff + i * ldc + j0, m0, m1, bias0, bias1, relu);
             }
         }
+    }
+
+    /**
+     * The 4-row kernel on a full panel: bias (zero for none) added and the lower bound ({@code 0}
+     * for ReLU, -inf otherwise) applied without branches, stores unmasked. Kept this small on
+     * purpose: the general kernel's epilogue (masks, optional bias and ReLU) made C2 stop inlining
+     * the Vector API calls (NodeCountInliningCutoff) in some profiles, leaving boxed vectors in the
+     * loop (hundreds of MB allocated per BERT-sized product).
+     */
+    private static void block4Full(int k, MemorySegment a, long a0, long lda, MemorySegment b, long panel,
+            MemorySegment c, long c0, long ldc, FloatVector bias0, FloatVector bias1, FloatVector lo) {
+        FloatVector c00 = FloatVector.zero(F), c01 = c00, c10 = c00, c11 = c00, c20 = c00, c21 = c00, c30 = c00,
+                c31 = c00;
+        long a1 = a0 + lda, a2 = a1 + lda, a3 = a2 + lda;
+        long bp = panel * 4L;
+        for (int kk = 0; kk < k; kk++, bp += PANEL * 4L) {
+            FloatVector b0 = FloatVector.fromMemorySegment(F, b, bp, ORDER);
+            FloatVector b1 = FloatVector.fromMemorySegment(F, b, bp + L * 4L, ORDER);
+            FloatVector x = FloatVector.broadcast(F, a.getAtIndex(JAVA_FLOAT_UNALIGNED, a0 + kk));
+            c00 = b0.fma(x, c00);
+            c01 = b1.fma(x, c01);
+            x = FloatVector.broadcast(F, a.getAtIndex(JAVA_FLOAT_UNALIGNED, a1 + kk));
+            c10 = b0.fma(x, c10);
+            c11 = b1.fma(x, c11);
+            x = FloatVector.broadcast(F, a.getAtIndex(JAVA_FLOAT_UNALIGNED, a2 + kk));
+            c20 = b0.fma(x, c20);
+            c21 = b1.fma(x, c21);
+            x = FloatVector.broadcast(F, a.getAtIndex(JAVA_FLOAT_UNALIGNED, a3 + kk));
+            c30 = b0.fma(x, c30);
+            c31 = b1.fma(x, c31);
+        }
+        long r = c0 * 4L, step = ldc * 4L, half = L * 4L;
+        c00.add(bias0).max(lo).intoMemorySegment(c, r, ORDER);
+        c01.add(bias1).max(lo).intoMemorySegment(c, r + half, ORDER);
+        c10.add(bias0).max(lo).intoMemorySegment(c, r + step, ORDER);
+        c11.add(bias1).max(lo).intoMemorySegment(c, r + step + half, ORDER);
+        c20.add(bias0).max(lo).intoMemorySegment(c, r + 2 * step, ORDER);
+        c21.add(bias1).max(lo).intoMemorySegment(c, r + 2 * step + half, ORDER);
+        c30.add(bias0).max(lo).intoMemorySegment(c, r + 3 * step, ORDER);
+        c31.add(bias1).max(lo).intoMemorySegment(c, r + 3 * step + half, ORDER);
     }
 
     private static void block4(int k, MemorySegment a, long a0, long lda, MemorySegment b, long panel, MemorySegment c,

@@ -40,6 +40,31 @@ class MemoryManagerTest {
     }
 
     @Test
+    void theBudgetCountsNativePoolAllocationsOfBothManagers() {
+        PoolBudget budget = new PoolBudget(1 << 20);
+        CachedMemoryManager cached = new CachedMemoryManager(PLAN, budget);
+        OnDemandMemoryManager onDemand = new OnDemandMemoryManager(PLAN, budget);
+        for (int i = 0; i < 5; i++) {
+            cached.unreservePool(cached.reservePool());
+        }
+        assertEquals(1, budget.poolAllocations());
+        assertEquals(PLAN.poolBytes(), budget.livePoolBytes());
+        PoolHandle a = onDemand.reservePool();
+        PoolHandle b = onDemand.reservePool();
+        assertEquals(3 * PLAN.poolBytes(), budget.livePoolBytes());
+        onDemand.unreservePool(a);
+        onDemand.unreservePool(b);
+        onDemand.unreservePool(onDemand.reservePool());
+        assertEquals(4, budget.poolAllocations());
+        assertEquals(4 * PLAN.poolBytes(), budget.poolBytesAllocated());
+        assertEquals(PLAN.poolBytes(), budget.livePoolBytes());
+        assertEquals(3 * PLAN.poolBytes(), budget.peakLivePoolBytes());
+        assertEquals(0, budget.pooledBytes() - PLAN.poolBytes(), "on-demand pools are never kept");
+        cached.clear();
+        assertEquals(0, budget.livePoolBytes());
+    }
+
+    @Test
     void concurrentReservationsGetDistinctPools() {
         CachedMemoryManager mm = new CachedMemoryManager(PLAN, new PoolBudget(1 << 20));
         PoolHandle a = mm.reservePool();
