@@ -28,9 +28,19 @@ import java.util.function.Supplier;
  */
 public final class CaptureMemo<V> {
 
-    /** Whether compiled objects memoize (system property {@code partita.memo}, default true), read on each call. */
-    public static boolean enabledByDefault() {
-        return !"false".equalsIgnoreCase(System.getProperty("partita.memo", "true"));
+    private static volatile boolean enabled = !"false".equalsIgnoreCase(System.getProperty("partita.memo", "true"));
+
+    /**
+     * Whether compiled objects replay their memoized recordings: system property {@code partita.memo}
+     * (default true) at start-up, then {@link #setEnabled}. Compiled objects read it on every call.
+     */
+    public static boolean enabled() {
+        return enabled;
+    }
+
+    /** Turns memoization on or off process-wide, from the next call on (benchmarks compare both). */
+    public static void setEnabled(boolean on) {
+        enabled = on;
     }
 
     /** Entries per compiled object (system property {@code partita.memo.entries}, default 4, 1 to 64). */

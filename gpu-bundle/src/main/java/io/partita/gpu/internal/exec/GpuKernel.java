@@ -55,7 +55,8 @@ import io.partita.spi.Kernel;
  * back (tail). An entry serves one call at a time; concurrent calls record entries of their own.
  * Eviction from the small LRU (system property {@code partita.memo.entries}, default 4), the
  * collection of a captured arena or closing this kernel releases the entry's OpenCL objects.
- * {@code -Dpartita.memo=false} (read when the kernel is created) turns memoization off.
+ * {@code -Dpartita.memo=false} or {@code CaptureMemo.setEnabled(false)} turns replaying off (every call
+ * then creates, binds and releases everything itself).
  */
 public final class GpuKernel implements Kernel {
     private static final Cleaner QUEUES = Cleaner.create();
@@ -142,7 +143,7 @@ public final class GpuKernel implements Kernel {
         int n = this.steps.size();
         this.programs = new cl_program[n];
         this.functions = new String[n];
-        boolean memoize = CaptureMemo.enabledByDefault();
+        boolean memoize = true;
         for (int i = 0; i < n && memoize; i++) {
             cl_kernel k = this.steps.get(i).kernel();
             if (k == null) {
@@ -177,7 +178,7 @@ public final class GpuKernel implements Kernel {
 
     @Override
     public void execute(Stream stream, List<Tensor> in, List<Tensor> out) {
-        if (memo == null) {
+        if (memo == null || !CaptureMemo.enabled()) {
             executeOnce(stream, in, out);
             return;
         }
