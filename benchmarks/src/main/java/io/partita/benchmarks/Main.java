@@ -23,7 +23,8 @@ import io.partita.benchmarks.primitive.PrimitiveCreationBenchmark;
  * and ONNX Runtime on matmul, conv and MLP cases (see {@link AnchorsCommand}); {@code primitive}
  * measures compiling a partition whose primitive the DNNL-style backend has cached; {@code dynamic} the graph
  * compiler's dynamic-shape sweep and fused attention ({@link io.partita.benchmarks.dynamic.DynamicShapesBenchmark});
- * {@code probe NAME
+ * {@code memo} the host time per execute with and without memoized recordings
+ * ({@link io.partita.benchmarks.memo.MemoBenchmark}); {@code probe NAME
  * [args]} runs one of the DNNL-style kernel probes ({@link io.partita.benchmarks.probes}; they need
  * {@code --add-modules jdk.incubator.vector} on the java command line); other arguments are passed
  * to JMH.
@@ -42,6 +43,10 @@ public final class Main {
         }
         if (args.length > 0 && args[0].equals("dynamic")) {
             io.partita.benchmarks.dynamic.DynamicShapesBenchmark.main(java.util.Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
+        if (args.length > 0 && args[0].equals("memo")) {
+            io.partita.benchmarks.memo.MemoBenchmark.main(java.util.Arrays.copyOfRange(args, 1, args.length));
             return;
         }
         if (args.length > 0 && args[0].equals("primitive")) {

@@ -1,7 +1,7 @@
 package io.partita.cache;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.ref.ReferenceQueue;
+import java.lang.ref.Cleaner;
 import java.lang.ref.WeakReference;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -18,8 +18,9 @@ import java.util.function.Supplier;
  *
  * <p>A capture set names memory by identity (the segment's scope or heap array, weakly referenced,
  * plus address and size) and scalars and shapes by value. The memo never keeps captured memory
- * alive: once a captured scope or array is garbage collected, or a captured arena is closed, the
- * entry leaves the memo and its recording is released. Eviction (least recently used first) releases
+ * alive: once a captured scope or array is garbage collected (noticed by a {@link Cleaner} thread),
+ * the entry leaves the memo and its recording is released; an entry whose captured arena was closed
+ * is dropped when a lookup meets it. Eviction (least recently used first) releases
  * too. Releasing happens outside the memo's lock, once, and never while a caller uses the entry: an
  * entry in use is handed to no other caller (a second caller with the same capture set records an
  * entry of its own) and is released when its user returns it.
@@ -109,10 +110,12 @@ public final class CaptureMemo<V> {
     public static final class Entry<V> implements AutoCloseable {
         private final CaptureMemo<V> memo;
         private final V value;
-        private final Ref[] refs;
+        private final WeakReference<?>[] refs;
+        private final Cleaner.Cleanable[] cleanables;
         private final long[] values;
         private final int hash;
-        private final boolean fresh;
+        /** Whether the current user recorded it; set on each acquisition (one user at a time). */
+        private boolean fresh;
         private final AtomicBoolean busy = new AtomicBoolean(true);
         private final AtomicBoolean released = new AtomicBoolean();
         private volatile boolean retired;
@@ -123,9 +126,10 @@ public final class CaptureMemo<V> {
             this.fresh = fresh;
             this.hash = c.hash();
             this.values = Arrays.copyOf(c.values, c.nValues);
-            this.refs = new Ref[c.nTargets];
+            this.refs = new WeakReference<?>[c.nTargets];
+            this.cleanables = new Cleaner.Cleanable[c.nTargets];
             for (int i = 0; i < refs.length; i++) {
-                refs[i] = new Ref(c.targets[i], this, memo.queue);
+                refs[i] = new WeakReference<>(c.targets[i]);
             }
         }
 
@@ -136,7 +140,8 @@ public final class CaptureMemo<V> {
             this.fresh = true;
             this.hash = 0;
             this.values = new long[0];
-            this.refs = new Ref[0];
+            this.refs = new WeakReference<?>[0];
+            this.cleanables = new Cleaner.Cleanable[0];
             this.retired = true;
         }
 
@@ -168,7 +173,7 @@ public final class CaptureMemo<V> {
 
         /** False once a captured object is gone or a captured arena closed: it can never match again. */
         boolean live() {
-            for (Ref r : refs) {
+            for (WeakReference<?> r : refs) {
                 Object o = r.get();
                 if (o == null || (o instanceof MemorySegment.Scope s && !s.isAlive())) {
                     return false;
@@ -180,8 +185,11 @@ public final class CaptureMemo<V> {
         /** Marks the entry gone from the memo; releases it now unless a caller is using it. */
         void retire() {
             retired = true;
-            for (Ref r : refs) {
-                r.clear();
+            for (int i = 0; i < refs.length; i++) {
+                refs[i].clear();
+                if (cleanables[i] != null) {
+                    cleanables[i].clean(); // deregisters (its action finds the entry gone already)
+                }
             }
             if (busy.compareAndSet(false, true)) {
                 release();
@@ -204,18 +212,27 @@ public final class CaptureMemo<V> {
         }
     }
 
-    private static final class Ref extends WeakReference<Object> {
-        final Entry<?> entry;
+    /** Notices captured objects becoming unreachable and drops their entries (its own daemon thread). */
+    private static final Cleaner CLEANER = Cleaner.create();
 
-        Ref(Object referent, Entry<?> entry, ReferenceQueue<Object> q) {
-            super(referent, q);
+    /** The action run when a captured object has gone: holds the entry, never the object. */
+    private static final class Drop implements Runnable {
+        private final CaptureMemo<?> memo;
+        private final Entry<?> entry;
+
+        Drop(CaptureMemo<?> memo, Entry<?> entry) {
+            this.memo = memo;
             this.entry = entry;
+        }
+
+        @Override
+        public void run() {
+            memo.drop(entry);
         }
     }
 
     private final int capacity;
     private final Consumer<? super V> release;
-    private final ReferenceQueue<Object> queue = new ReferenceQueue<>();
     /** Most recently used last. */
     private final List<Entry<V>> entries = new ArrayList<>();
     private final LongAdder hits = new LongAdder();
@@ -240,7 +257,7 @@ public final class CaptureMemo<V> {
      * evicting the least recently used beyond capacity). Close the entry when the call is done.
      */
     public Entry<V> acquire(Capture c, Supplier<? extends V> record) {
-        List<Entry<V>> gone = drainCollected(null);
+        List<Entry<V>> gone = null;
         int h = c.hash();
         Entry<V> hit = null;
         synchronized (entries) {
@@ -256,6 +273,7 @@ public final class CaptureMemo<V> {
                         }
                         entries.remove(i);
                         entries.add(e);
+                        e.fresh = false;
                         hit = e;
                         break;
                     }
@@ -276,6 +294,9 @@ public final class CaptureMemo<V> {
             if (!closed) {
                 entries.add(e);
                 kept = true;
+                for (int i = 0; i < e.refs.length; i++) {
+                    e.cleanables[i] = CLEANER.register(c.targets[i], new Drop(this, e));
+                }
                 while (entries.size() > capacity) {
                     gone = add(gone, entries.remove(0));
                 }
@@ -295,7 +316,6 @@ public final class CaptureMemo<V> {
 
     /** Entries kept now, after dropping those whose captured memory has gone. */
     public int size() {
-        retireAll(drainCollected(null));
         synchronized (entries) {
             return entries.size();
         }
@@ -327,20 +347,15 @@ public final class CaptureMemo<V> {
         retireAll(all);
     }
 
-    @SuppressWarnings("unchecked")
-    private List<Entry<V>> drainCollected(List<Entry<V>> gone) {
-        java.lang.ref.Reference<?> r;
-        while ((r = queue.poll()) != null) {
-            Entry<V> e = (Entry<V>) ((Ref) r).entry;
-            boolean removed;
-            synchronized (entries) {
-                removed = entries.remove(e);
-            }
-            if (removed) {
-                gone = add(gone, e);
-            }
+    /** Removes an entry whose captured object has gone, and releases it (once its user returns it). */
+    private void drop(Entry<?> e) {
+        boolean removed;
+        synchronized (entries) {
+            removed = entries.remove(e);
         }
-        return gone;
+        if (removed) {
+            e.retire();
+        }
     }
 
     private static <V> List<Entry<V>> add(List<Entry<V>> list, Entry<V> e) {

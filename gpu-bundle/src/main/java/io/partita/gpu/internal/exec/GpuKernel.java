@@ -80,6 +80,8 @@ public final class GpuKernel implements Kernel {
     private final cl_program[] programs;
     private final String[] functions;
     private static final AtomicLong LIVE_RECORDINGS = new AtomicLong();
+    private static final java.util.concurrent.atomic.LongAdder RECORDED = new java.util.concurrent.atomic.LongAdder();
+    private static final java.util.concurrent.atomic.LongAdder REPLAYED = new java.util.concurrent.atomic.LongAdder();
 
     /**
      * What one capture set records: device buffers per slot and pre-bound kernel objects. The slots
@@ -172,6 +174,16 @@ public final class GpuKernel implements Kernel {
         return LIVE_RECORDINGS.get();
     }
 
+    /** Memoized calls that recorded (misses), in this process. */
+    public static long recordedCalls() {
+        return RECORDED.sum();
+    }
+
+    /** Memoized calls that replayed a recording (hits), in this process. */
+    public static long replayedCalls() {
+        return REPLAYED.sum();
+    }
+
     public List<Step> steps() {
         return steps;
     }
@@ -198,6 +210,7 @@ public final class GpuKernel implements Kernel {
                 c.memory(t.data()).values(t.logicalTensor().dims());
             }
             try (CaptureMemo.Entry<Recording> e = memo.acquire(c, () -> record(leases))) {
+                (e.recorded() ? RECORDED : REPLAYED).increment();
                 replay(queue, e.value(), in, out);
             }
         } finally {
