@@ -74,10 +74,11 @@ public final class MemoBenchmark {
         Engine e = new Engine(EngineKind.GPU, 0);
         Graph g = rt.createGraph(EngineKind.GPU);
         long id = 0;
-        LogicalTensor x = f32(id++, 64, 64);
+        int n = Integer.getInteger("memo.gpu.n", 64);
+        LogicalTensor x = f32(id++, n, n);
         for (int i = 0; i < CHAIN; i++) {
-            LogicalTensor w = f32(id++, 64, 64).withProperty(PropertyType.CONSTANT);
-            LogicalTensor y = f32(id++, 64, 64);
+            LogicalTensor w = f32(id++, n, n).withProperty(PropertyType.CONSTANT);
+            LogicalTensor y = f32(id++, n, n);
             g.add(Op.builder(i, OpKind.MatMul).inputs(x, w).output(y).build());
             x = y;
         }

@@ -203,6 +203,11 @@ public final class GpuKernel implements Kernel {
                 c.memory(t.data()).values(t.logicalTensor().dims());
                 if (constant[i]) {
                     leases[i] = constant(queue, i, t); // a hit of the constant cache once warm
+                    if (!leases[i].isCached()) {
+                        // a private copy (no room in the cache): a recording could never be replayed
+                        executeWith(queue, leases, in, out);
+                        return;
+                    }
                     c.target(leases[i].buffer());
                 }
             }
@@ -282,13 +287,27 @@ public final class GpuKernel implements Kernel {
 
     /** The unmemoized path: buffers created, arguments set and everything released per call. */
     private void executeOnce(Stream stream, List<Tensor> in, List<Tensor> out) {
-        Queue queue = queue(stream);
-        cl_mem[] buffers = new cl_mem[slotBytes.length];
         Lease[] leases = new Lease[inputs];
+        try {
+            executeWith(queue(stream), leases, in, out);
+        } finally {
+            for (Lease l : leases) {
+                if (l != null) {
+                    l.close();
+                }
+            }
+        }
+    }
+
+    /** Runs unmemoized; constant leases already in {@code leases} are used, missing ones taken (the caller closes them). */
+    private void executeWith(Queue queue, Lease[] leases, List<Tensor> in, List<Tensor> out) {
+        cl_mem[] buffers = new cl_mem[slotBytes.length];
         try {
             for (int i = 0; i < inputs; i++) {
                 if (constant[i]) {
-                    leases[i] = constant(queue, i, in.get(i));
+                    if (leases[i] == null) {
+                        leases[i] = constant(queue, i, in.get(i));
+                    }
                     buffers[i] = ((DeviceConstant) leases[i].buffer()).mem();
                 } else {
                     buffers[i] = device.buffer(slotBytes[i]);
@@ -311,9 +330,7 @@ public final class GpuKernel implements Kernel {
             }
         } finally {
             for (int s = 0; s < buffers.length; s++) {
-                if (s < inputs && leases[s] != null) {
-                    leases[s].close();
-                } else if (buffers[s] != null) {
+                if (buffers[s] != null && !(s < inputs && constant[s])) {
                     clReleaseMemObject(buffers[s]);
                 }
             }
