@@ -46,7 +46,9 @@ import io.partita.testkit.check.RandomInputs;
  * </ul>
  *
  * Each prints {@code ratio_memo=X}: median host time per call unmemoized over memoized.
- * Arguments: {@code [gpu|cpu|both] [calls per block, default 200] [blocks, default 15]}.
+ * Arguments: {@code [gpu|cpu|both] [calls per block, default 300 on gpu and 3000 on cpu] [blocks,
+ * default 10]}; three blocks of each path warm up first. {@code -Dmemo.gpu.n=N} sets the gpu
+ * MatMuls' size (default 64).
  */
 public final class MemoBenchmark {
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
@@ -57,13 +59,12 @@ public final class MemoBenchmark {
 
     public static void main(String[] args) {
         String which = args.length > 0 ? args[0] : "both";
-        int calls = args.length > 1 ? Integer.parseInt(args[1]) : 200;
-        int blocks = args.length > 2 ? Integer.parseInt(args[2]) : 15;
+        int blocks = args.length > 2 ? Integer.parseInt(args[2]) : 10;
         if (which.equals("gpu") || which.equals("both")) {
-            gpu(calls, blocks);
+            gpu(args.length > 1 ? Integer.parseInt(args[1]) : 300, blocks);
         }
         if (which.equals("cpu") || which.equals("both")) {
-            cpu(calls, blocks);
+            cpu(args.length > 1 ? Integer.parseInt(args[1]) : 3000, blocks);
         }
     }
 
