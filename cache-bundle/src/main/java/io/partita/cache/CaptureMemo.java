@@ -20,7 +20,7 @@ import java.util.function.Supplier;
  * plus address and size) and scalars and shapes by value. The memo never keeps captured memory
  * alive: once a captured scope or array is garbage collected (noticed by a {@link Cleaner} thread),
  * the entry leaves the memo and its recording is released; an entry whose captured arena was closed
- * is dropped when a lookup meets it. Eviction (least recently used first) releases
+ * is dropped by the next lookup. Eviction (least recently used first) releases
  * too. Releasing happens outside the memo's lock, once, and never while a caller uses the entry: an
  * entry in use is handed to no other caller (a second caller with the same capture set records an
  * entry of its own) and is released when its user returns it.
@@ -264,19 +264,19 @@ public final class CaptureMemo<V> {
             if (!closed) {
                 for (int i = entries.size() - 1; i >= 0; i--) {
                     Entry<V> e = entries.get(i);
-                    if (e.matches(c, h) && e.busy.compareAndSet(false, true)) {
-                        if (!e.live()) { // the arena closed: a matching address is another memory now
-                            entries.remove(i);
-                            gone = add(gone, e);
-                            e.busy.set(false);
-                            continue;
-                        }
+                    if (!e.live()) { // a captured arena closed: the entry can never be replayed
                         entries.remove(i);
-                        entries.add(e);
+                        gone = add(gone, e);
+                        continue;
+                    }
+                    if (hit == null && e.matches(c, h) && e.busy.compareAndSet(false, true)) {
                         e.fresh = false;
                         hit = e;
-                        break;
                     }
+                }
+                if (hit != null) { // most recently used last
+                    entries.remove(hit);
+                    entries.add(hit);
                 }
             }
         }
