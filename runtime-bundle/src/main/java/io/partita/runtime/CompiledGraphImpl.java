@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.partita.cache.CaptureMemo;
 import io.partita.graph.CompiledGraph;
 import io.partita.graph.CompiledPartition;
 import io.partita.graph.Engine;
@@ -21,6 +22,16 @@ import io.partita.graph.Tensor;
  * once per tensor and reused while their size suffices (dynamic shapes may grow them). They stay
  * allocated until {@link #close}, so they are reserved against the runtime's memory budget at
  * compile time, all at once, and a buffer growing past the reservation reserves the difference.
+ *
+ * <p>The execution plan is memoized per capture set (each graph input's memory by identity, weakly
+ * referenced, with its shape, strides, type and engine, and the values of small integer inputs
+ * that may carry shapes; see {@link CaptureMemo}): the partitions' output shapes, the intermediate
+ * buffers chosen and every partition's bound argument lists. A call with the same capture set
+ * replays the plan (each partition's kernel called with the recorded arguments, after the check
+ * that its backend is still there) and skips the port checks, shape inference and buffer lookup.
+ * Calls are serialized, so a plan in use is never handed to a second thread. A graph where a shape
+ * is computed from an intermediate value is not memoized. {@code -Dpartita.memo=false} or
+ * {@code CaptureMemo.setEnabled(false)} plans every call.
  */
 final class CompiledGraphImpl implements CompiledGraph {
     private final List<Step> steps;
@@ -34,6 +45,24 @@ final class CompiledGraphImpl implements CompiledGraph {
     private long reserved;
     private long allocated;
     private boolean closed;
+    private final CaptureMemo<Plan> memo = new CaptureMemo<>(CaptureMemo.defaultCapacity(), p -> {
+    });
+    /** Set once a recording found a shape computed from an intermediate value: never memoized. */
+    private boolean valueDependent;
+
+    /**
+     * One recorded call: per partition its arguments, where a null input is graph input
+     * {@code inputSlots[s][i]}; per graph output the tensor, or null for graph input {@code resultSlots[o]}.
+     */
+    static final class Plan {
+        final List<CompiledPartitionImpl> partitions = new ArrayList<>();
+        final List<Tensor[]> ins = new ArrayList<>();
+        final List<int[]> inputSlots = new ArrayList<>();
+        final List<List<Tensor>> outs = new ArrayList<>();
+        long[] resultIds;
+        Tensor[] results;
+        int[] resultSlots;
+    }
 
     CompiledGraphImpl(GraphImpl graph, List<Partition> partitions, Engine engine, MemoryBudget budget) {
         this.engine = engine;
@@ -93,6 +122,64 @@ final class CompiledGraphImpl implements CompiledGraph {
         if (closed) {
             throw new IllegalStateException("the compiled graph is closed");
         }
+        if (!CaptureMemo.enabled() || valueDependent || given.size() != inputs.size()) {
+            return plan(stream, given, null);
+        }
+        Tensor[] args = new Tensor[inputs.size()];
+        CaptureMemo.Capture c = new CaptureMemo.Capture();
+        for (int i = 0; i < args.length; i++) {
+            Tensor v = given.get(inputs.get(i).id());
+            if (v == null) {
+                return plan(stream, given, null); // reports the missing input
+            }
+            args[i] = v;
+            capture(c, v);
+        }
+        Object[] recorded = new Object[1];
+        try (CaptureMemo.Entry<Plan> e = memo.acquire(c, () -> {
+            Plan p = new Plan();
+            recorded[0] = plan(stream, given, p);
+            return p;
+        })) {
+            if (e.recorded()) {
+                @SuppressWarnings("unchecked")
+                Map<Long, Tensor> r = (Map<Long, Tensor>) recorded[0];
+                return r;
+            }
+            return replay(e.value(), stream, args);
+        }
+    }
+
+    /** What a plan depends on in one graph input: memory, shape, strides, type, engine, shape values. */
+    private static void capture(CaptureMemo.Capture c, Tensor t) {
+        LogicalTensor lt = t.logicalTensor();
+        c.memory(t.data()).values(lt.dims()).values(lt.strides()).value(lt.dataType().ordinal())
+                .value(lt.layoutType().ordinal()).value(lt.layoutId()).value(lt.property().ordinal())
+                .value(t.engine().kind().ordinal()).value(t.engine().index());
+        if (CompiledPartitionImpl.isShapeCandidate(t)) {
+            c.values(CompiledPartitionImpl.readLongs(t));
+        }
+    }
+
+    private Map<Long, Tensor> replay(Plan p, Stream stream, Tensor[] args) {
+        for (int s = 0; s < p.partitions.size(); s++) {
+            Tensor[] template = p.ins.get(s);
+            int[] slots = p.inputSlots.get(s);
+            Tensor[] ins = new Tensor[template.length];
+            for (int i = 0; i < ins.length; i++) {
+                ins[i] = template[i] != null ? template[i] : args[slots[i]];
+            }
+            p.partitions.get(s).executeChecked(stream, java.util.Arrays.asList(ins), p.outs.get(s));
+        }
+        Map<Long, Tensor> result = new LinkedHashMap<>();
+        for (int o = 0; o < p.resultIds.length; o++) {
+            result.put(p.resultIds[o], p.results[o] != null ? p.results[o] : args[p.resultSlots[o]]);
+        }
+        return result;
+    }
+
+    /** Plans and runs one call; with {@code record} non-null, records the plan into it. */
+    private Map<Long, Tensor> plan(Stream stream, Map<Long, Tensor> given, Plan record) {
         Map<Long, Tensor> env = new HashMap<>();
         for (LogicalTensor t : inputs) {
             Tensor v = given.get(t.id());
@@ -106,6 +193,10 @@ final class CompiledGraphImpl implements CompiledGraph {
                 throw new InvalidArgumentException("tensor " + id + " is not a graph input; inputs are "
                         + inputs.stream().map(LogicalTensor::id).toList());
             }
+        }
+        Map<Long, Integer> inputSlot = new HashMap<>();
+        for (int i = 0; i < inputs.size(); i++) {
+            inputSlot.put(inputs.get(i).id(), i);
         }
         long inputBytes = 0;
         for (Tensor t : given.values()) {
@@ -125,6 +216,26 @@ final class CompiledGraphImpl implements CompiledGraph {
                 env.put(t.id(), buf);
             }
             cp.execute(stream, ins, outs);
+            if (record != null) {
+                Tensor[] template = new Tensor[ins.size()];
+                int[] slots = new int[ins.size()];
+                for (int i = 0; i < template.length; i++) {
+                    long id = cp.inputs().get(i).id();
+                    Integer slot = inputSlot.get(id);
+                    if (slot != null) {
+                        slots[i] = slot; // the caller's tensor: never kept by the plan
+                    } else {
+                        template[i] = ins.get(i);
+                        if (cp.dynamic() && CompiledPartitionImpl.isShapeCandidate(ins.get(i))) {
+                            valueDependent = true; // a shape computed on the way: plan every call
+                        }
+                    }
+                }
+                record.partitions.add(cp);
+                record.ins.add(template);
+                record.inputSlots.add(slots);
+                record.outs.add(List.copyOf(outs));
+            }
         }
         Map<Long, Tensor> result = new LinkedHashMap<>();
         for (LogicalTensor t : outputs) {
@@ -133,7 +244,29 @@ final class CompiledGraphImpl implements CompiledGraph {
                 result.put(t.id(), v);
             }
         }
+        if (record != null) {
+            int n = result.size();
+            record.resultIds = new long[n];
+            record.results = new Tensor[n];
+            record.resultSlots = new int[n];
+            int o = 0;
+            for (Map.Entry<Long, Tensor> e : result.entrySet()) {
+                record.resultIds[o] = e.getKey();
+                Integer slot = inputSlot.get(e.getKey());
+                if (slot != null) {
+                    record.resultSlots[o] = slot;
+                } else {
+                    record.results[o] = e.getValue();
+                }
+                o++;
+            }
+        }
         return result;
+    }
+
+    /** Plans memoized for this graph (for tests). */
+    CaptureMemo<Plan> memo() {
+        return memo;
     }
 
     private Tensor buffer(LogicalTensor lt, long inputBytes) {
@@ -165,6 +298,7 @@ final class CompiledGraphImpl implements CompiledGraph {
             return;
         }
         closed = true;
+        memo.close();
         buffers.clear();
         arena.close();
         budget.release(reserved);

@@ -181,13 +181,13 @@ final class CompiledPartitionImpl implements CompiledPartition {
         }
     }
 
-    private static boolean isShapeCandidate(Tensor t) {
+    static boolean isShapeCandidate(Tensor t) {
         DataType dt = t.logicalTensor().dataType();
         return (dt == DataType.S32 || dt == DataType.S64) && t.engine().kind() == EngineKind.CPU
                 && t.logicalTensor().elementCount() <= SHAPE_VALUE_LIMIT;
     }
 
-    private static long[] readLongs(Tensor t) {
+    static long[] readLongs(Tensor t) {
         double[] d = t.toDoubleArray();
         long[] v = new long[d.length];
         for (int i = 0; i < d.length; i++) {
@@ -218,6 +218,23 @@ final class CompiledPartitionImpl implements CompiledPartition {
 
     Kernel kernel() {
         return kernel;
+    }
+
+    /** Whether the outputs' shapes depend on the inputs (dynamic dimensions or shape values). */
+    boolean dynamic() {
+        return dynamic;
+    }
+
+    /**
+     * A replay of a call {@link #execute} checked before with tensors of the same shapes, layouts,
+     * engines and memory: only what can change in between (the backend going away) is checked again.
+     */
+    void executeChecked(Stream stream, List<Tensor> inputs, List<Tensor> outputs) {
+        if (backend.isGone()) {
+            throw new BackendUnavailableException(backend.id(), "backend " + backend.id() + " that compiled partition "
+                    + partition.id() + " is gone (bundle stopped or updated); partition the graph again");
+        }
+        kernel.execute(stream, inputs, outputs);
     }
 
     @Override

@@ -15,11 +15,19 @@ import io.partita.gpu.internal.cl.Queue;
  */
 public record Step(String name, cl_kernel kernel, int[] slots, cl_mem meta, Float scalar, long[] global, long[] local) {
 
-    void launch(Queue queue, cl_mem[] buffers) {
+    /** An empty tensor: nothing to compute. */
+    boolean empty() {
         for (long g : global) {
             if (g == 0) {
-                return; // an empty tensor: nothing to compute
+                return true;
             }
+        }
+        return false;
+    }
+
+    void launch(Queue queue, cl_mem[] buffers) {
+        if (empty()) {
+            return;
         }
         // Arguments are captured when the launch is enqueued, so holding the kernel's lock across
         // set-and-enqueue lets concurrent executions share one kernel object.

@@ -1,0 +1,211 @@
+package io.partita.runtime;
+
+import static io.partita.graph.LogicalTensor.DYNAMIC_DIM;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.foreign.Arena;
+import java.util.Map;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import io.partita.cache.CaptureMemo;
+import io.partita.graph.DataType;
+import io.partita.graph.Engine;
+import io.partita.graph.EngineKind;
+import io.partita.graph.Graph;
+import io.partita.graph.GraphRuntime;
+import io.partita.graph.LogicalTensor;
+import io.partita.graph.Op;
+import io.partita.graph.OpKind;
+import io.partita.graph.PartitionPolicy;
+import io.partita.graph.Stream;
+import io.partita.graph.Tensor;
+
+/**
+ * The execution plan of a compiled graph is memoized per capture set: a repeated execute with the
+ * same input memory, shapes and shape values replays it; a change of buffer, shape value or shape
+ * records again; the memo keeps no input alive and holds at most its capacity of plans.
+ */
+class CompiledGraphMemoTest {
+    private static final Engine CPU = Engine.cpu();
+    private final GraphRuntime rt = GraphRuntime.referenceOnly();
+
+    @AfterEach
+    void memoOn() {
+        CaptureMemo.setEnabled(true);
+    }
+
+    /** x [n,4] -> ReLU -> Tanh -> y, with a dynamic first dimension. */
+    private CompiledGraphImpl chain(long first) {
+        Graph g = rt.createGraph(EngineKind.CPU);
+        g.add(Op.builder(0, OpKind.ReLU).input(f32(0, first, 4)).output(f32(1, first, 4)).build());
+        g.add(Op.builder(1, OpKind.Tanh).input(f32(1, first, 4)).output(f32(2, first, 4)).build());
+        g.finalizeGraph();
+        return (CompiledGraphImpl) rt.compile(g, PartitionPolicy.DEBUG, CPU);
+    }
+
+    private static LogicalTensor f32(long id, long... dims) {
+        return LogicalTensor.of(id, DataType.F32, dims);
+    }
+
+    private static Tensor input(Arena arena, long rows, float base) {
+        Tensor t = Tensor.allocate(f32(0, rows, 4), CPU, arena);
+        float[] v = new float[(int) rows * 4];
+        for (int i = 0; i < v.length; i++) {
+            v[i] = base + (i % 7) * 0.25f - 0.8f;
+        }
+        t.copyFrom(v);
+        return t;
+    }
+
+    private static double[] expected(Tensor x) {
+        double[] v = x.toDoubleArray();
+        for (int i = 0; i < v.length; i++) {
+            v[i] = Math.tanh(Math.max(0, (float) v[i]));
+        }
+        return v;
+    }
+
+    private static void assertOutput(Tensor x, Map<Long, Tensor> out) {
+        assertArrayEquals(expected(x), out.get(2L).toDoubleArray(), 1e-6);
+        assertArrayEquals(x.logicalTensor().dims(), out.get(2L).logicalTensor().dims());
+    }
+
+    @Test
+    void aRepeatedExecuteReplaysAndABufferChangeRecordsAgain() {
+        try (Arena arena = Arena.ofShared(); CompiledGraphImpl cg = chain(3)) {
+            Tensor a = input(arena, 3, 0);
+            Stream s = new Stream(CPU);
+            assertOutput(a, cg.execute(s, Map.of(0L, a)));
+            assertOutput(a, cg.execute(s, Map.of(0L, a)));
+            assertEquals(1, cg.memo().misses());
+            assertEquals(1, cg.memo().hits());
+            a.copyFrom(new float[] {1, -1, 2, -2, 3, -3, 4, -4, 5, -5, 6, -6}); // new contents, same buffer: a replay
+            assertOutput(a, cg.execute(s, Map.of(0L, a)));
+            assertEquals(2, cg.memo().hits());
+            Tensor b = input(arena, 3, 1); // another buffer: recorded again
+            assertOutput(b, cg.execute(s, Map.of(0L, b)));
+            assertEquals(2, cg.memo().misses());
+            // a new Tensor object over the same memory is the same capture
+            assertOutput(a, cg.execute(s, Map.of(0L, Tensor.of(a.logicalTensor(), CPU, a.data()))));
+            assertEquals(3, cg.memo().hits());
+            assertEquals(2, cg.memo().size());
+        }
+    }
+
+    @Test
+    void aShapeChangeRecordsAgain() {
+        try (Arena arena = Arena.ofShared(); CompiledGraphImpl cg = chain(DYNAMIC_DIM)) {
+            Stream s = new Stream(CPU);
+            Tensor big = input(arena, 5, 0);
+            // the same memory seen as 2 rows and as 5 rows: two capture sets
+            Tensor small = Tensor.of(f32(0, 2, 4), CPU, big.data());
+            assertOutput(small, cg.execute(s, Map.of(0L, small)));
+            assertOutput(big, cg.execute(s, Map.of(0L, big)));
+            assertOutput(small, cg.execute(s, Map.of(0L, small)));
+            assertOutput(big, cg.execute(s, Map.of(0L, big)));
+            assertEquals(2, cg.memo().misses());
+            assertEquals(2, cg.memo().hits());
+        }
+    }
+
+    @Test
+    void aShapeValueChangeRecordsAgain() {
+        Graph g = rt.createGraph(EngineKind.CPU);
+        LogicalTensor shape = LogicalTensor.of(1, DataType.S64, 2);
+        g.add(Op.builder(0, OpKind.DynamicReshape).inputs(f32(0, 2, 6), shape)
+                .output(LogicalTensor.unknownRank(2, DataType.F32)).attr("special_zero", false).build());
+        g.add(Op.builder(1, OpKind.ReLU).input(LogicalTensor.unknownRank(2, DataType.F32))
+                .output(LogicalTensor.unknownRank(3, DataType.F32)).build());
+        g.finalizeGraph();
+        try (Arena arena = Arena.ofShared(); CompiledGraphImpl cg = (CompiledGraphImpl) rt.compile(g, PartitionPolicy.DEBUG, CPU)) {
+            Stream s = new Stream(CPU);
+            Tensor x = Tensor.allocate(f32(0, 2, 6), CPU, arena);
+            x.copyFrom(new float[] {1, -2, 3, -4, 5, -6, 7, -8, 9, -10, 11, -12});
+            Tensor dims = Tensor.allocate(shape, CPU, arena);
+            dims.copyFrom(new double[] {3, 4});
+            Map<Long, Tensor> in = Map.of(0L, x, 1L, dims);
+            assertArrayEquals(new long[] {3, 4}, cg.execute(s, in).get(3L).logicalTensor().dims());
+            assertArrayEquals(new long[] {3, 4}, cg.execute(s, in).get(3L).logicalTensor().dims());
+            assertEquals(1, cg.memo().hits());
+            dims.copyFrom(new double[] {6, 2}); // same buffer, another value
+            Tensor y = cg.execute(s, in).get(3L);
+            assertArrayEquals(new long[] {6, 2}, y.logicalTensor().dims());
+            assertArrayEquals(new double[] {1, 0, 3, 0, 5, 0, 7, 0, 9, 0, 11, 0}, y.toDoubleArray());
+            assertEquals(2, cg.memo().misses());
+        }
+    }
+
+    @Test
+    void theMemoKeepsNoInputAlive() throws InterruptedException {
+        try (CompiledGraphImpl cg = chain(3)) {
+            Stream s = new Stream(CPU);
+            runOnce(cg, s);
+            assertEquals(1, cg.memo().size());
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (cg.memo().size() > 0 && System.nanoTime() < deadline) {
+                System.gc();
+                Thread.sleep(20);
+            }
+            assertEquals(0, cg.memo().size(), "the entry goes with the input's memory");
+            assertEquals(1, cg.memo().releasedCount());
+        }
+    }
+
+    /** An input in an automatic arena, unreachable once this returns. */
+    private static void runOnce(CompiledGraphImpl cg, Stream s) {
+        Tensor a = input(Arena.ofAuto(), 3, 0);
+        assertOutput(a, cg.execute(s, Map.of(0L, a)));
+    }
+
+    @Test
+    void aClosedArenaIsNeverMatchedAgain() {
+        try (CompiledGraphImpl cg = chain(3)) {
+            Stream s = new Stream(CPU);
+            try (Arena a = Arena.ofConfined()) {
+                Tensor x = input(a, 3, 0);
+                cg.execute(s, Map.of(0L, x));
+            }
+            try (Arena b = Arena.ofShared()) {
+                Tensor x = input(b, 3, 2);
+                assertOutput(x, cg.execute(s, Map.of(0L, x)));
+                assertEquals(2, cg.memo().misses());
+            }
+        }
+    }
+
+    @Test
+    void theLeastRecentlyUsedPlansAreEvicted() {
+        try (Arena arena = Arena.ofShared(); CompiledGraphImpl cg = chain(3)) {
+            Stream s = new Stream(CPU);
+            int capacity = CaptureMemo.defaultCapacity();
+            Tensor[] xs = new Tensor[capacity + 2];
+            for (int i = 0; i < xs.length; i++) {
+                xs[i] = input(arena, 3, i);
+                assertOutput(xs[i], cg.execute(s, Map.of(0L, xs[i])));
+            }
+            assertEquals(capacity, cg.memo().size());
+            assertEquals(2, cg.memo().releasedCount());
+            assertOutput(xs[0], cg.execute(s, Map.of(0L, xs[0]))); // evicted: recorded again
+            assertEquals(xs.length + 1, cg.memo().misses());
+            assertOutput(xs[xs.length - 1], cg.execute(s, Map.of(0L, xs[xs.length - 1])));
+            assertEquals(1, cg.memo().hits());
+        }
+    }
+
+    @Test
+    void turnedOffEveryCallPlans() {
+        try (Arena arena = Arena.ofShared(); CompiledGraphImpl cg = chain(3)) {
+            CaptureMemo.setEnabled(false);
+            Tensor a = input(arena, 3, 0);
+            for (int i = 0; i < 3; i++) {
+                assertOutput(a, cg.execute(new Stream(CPU), Map.of(0L, a)));
+            }
+            assertEquals(0, cg.memo().misses() + cg.memo().hits());
+            assertTrue(cg.memo().size() == 0);
+        }
+    }
+}
