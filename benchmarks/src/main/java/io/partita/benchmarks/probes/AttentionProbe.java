@@ -22,10 +22,15 @@ import io.partita.testkit.check.RandomInputs;
  * GFLOPS of its two products (the score and value MatMuls).
  *
  * <pre>java ... probe attention [threads seconds S...]</pre>
- * Defaults: 2 threads, 3 s per length, lengths 128 and 384.
+ * Defaults: 2 threads, 3 s per length, lengths 128 and 384. {@code --dynamic} first: the block compiled
+ * once with dynamic batch and sequence, executed as a compiled partition at each length.
  */
 public final class AttentionProbe {
     public static void main(String[] args) {
+        boolean dynamic = args.length > 0 && args[0].equals("--dynamic");
+        if (dynamic) {
+            args = Arrays.copyOfRange(args, 1, args.length);
+        }
         int threads = args.length > 0 ? Integer.parseInt(args[0]) : 2;
         double seconds = args.length > 1 ? Double.parseDouble(args[1]) : 3;
         long[] lengths = args.length > 2 ? Arrays.stream(args, 2, args.length).mapToLong(Long::parseLong).toArray()
@@ -34,6 +39,10 @@ public final class AttentionProbe {
         rt.setThreads(threads);
         Engine e = Engine.cpu();
         for (long s : lengths) {
+            if (dynamic) {
+                dynamic(rt, s, seconds);
+                continue;
+            }
             Graph g = rt.createGraph(EngineKind.CPU);
             io.partita.benchmarks.dynamic.DynamicShapesBenchmark.build(g, 1, s, 1_000_000 + s * 100);
             g.finalizeGraph();
@@ -58,6 +67,55 @@ public final class AttentionProbe {
                 System.out.printf(Locale.ROOT, "attention_s%d backends=%s runs=%d median_ms=%.3f p10_ms=%.3f gflops=%.1f%n",
                         s, backends, n, median, t[n / 10], flops / median / 1e6);
             }
+        }
+    }
+
+    private static void dynamic(GraphRuntime rt, long s, double seconds) {
+        Engine e = Engine.cpu();
+        Graph g = rt.createGraph(EngineKind.CPU);
+        long base = 2_000_000 + s * 100;
+        io.partita.benchmarks.dynamic.DynamicShapesBenchmark.build(g, io.partita.graph.LogicalTensor.DYNAMIC_DIM,
+                io.partita.graph.LogicalTensor.DYNAMIC_DIM, base);
+        g.finalizeGraph();
+        io.partita.graph.Partition part = g.partitions(PartitionPolicy.FUSION).get(0);
+        io.partita.graph.CompiledPartition cp = part.compile(e);
+        try (Arena arena = Arena.ofShared()) {
+            java.util.List<Tensor> ins = new java.util.ArrayList<>();
+            for (io.partita.graph.LogicalTensor t : cp.inputs()) {
+                long[] dims = t.dims().clone();
+                for (int i = 0; i < dims.length; i++) {
+                    if (dims[i] == io.partita.graph.LogicalTensor.DYNAMIC_DIM) {
+                        dims[i] = i == 0 ? 1 : s;
+                    }
+                }
+                Tensor x = Tensor.allocate(io.partita.graph.LogicalTensor.of(t.id(), t.dataType(), dims), e, arena);
+                float[] v = new float[(int) x.logicalTensor().elementCount()];
+                java.util.SplittableRandom r = new java.util.SplittableRandom(t.id());
+                for (int i = 0; i < v.length; i++) {
+                    v[i] = (float) r.nextGaussian();
+                }
+                x.copyFrom(v);
+                ins.add(x);
+            }
+            Tensor out = Tensor.allocate(cp.inferOutputs(ins.stream().map(Tensor::logicalTensor).toList()).get(0), e,
+                    arena);
+            Runnable run = () -> cp.execute(new Stream(e), ins, java.util.List.of(out));
+            long end = System.nanoTime() + (long) (seconds * 0.3e9);
+            while (System.nanoTime() < end) {
+                run.run();
+            }
+            double[] t = new double[4096];
+            int n = 0;
+            end = System.nanoTime() + (long) (seconds * 1e9);
+            while ((System.nanoTime() < end || n < 20) && n < t.length) {
+                long t0 = System.nanoTime();
+                run.run();
+                t[n++] = (System.nanoTime() - t0) / 1e6;
+            }
+            Arrays.sort(t, 0, n);
+            double flops = 12.0 * 2 * 2 * s * s * 64;
+            System.out.printf(Locale.ROOT, "attention_dynamic_s%d backend=%s runs=%d median_ms=%.3f p10_ms=%.3f gflops=%.1f%n",
+                    s, part.backendId(), n, t[n / 2], t[n / 10], flops / t[n / 2] / 1e6);
         }
     }
 }
