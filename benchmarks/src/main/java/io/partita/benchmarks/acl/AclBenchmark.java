@@ -6,12 +6,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.ServiceLoader;
 import java.util.TreeMap;
 import java.util.function.Consumer;
 
 import io.partita.backend.acl.internal.AclBackend;
 import io.partita.backend.acl.internal.memory.PoolBudget;
+import io.partita.benchmarks.Backends;
 import io.partita.cache.CacheManager;
 import io.partita.graph.CompiledGraph;
 import io.partita.graph.DataType;
@@ -29,7 +29,6 @@ import io.partita.graph.Stream;
 import io.partita.graph.Tensor;
 import io.partita.runtime.StandaloneRuntime;
 import io.partita.spi.Backend;
-import io.partita.spi.BackendFactory;
 import io.partita.testkit.check.RandomInputs;
 
 /**
@@ -116,19 +115,19 @@ public final class AclBenchmark {
         List<Contender> cs = new ArrayList<>();
         for (boolean cached : new boolean[] {true, false}) {
             CacheManager caches = StandaloneRuntime.newCacheManager();
-            AclBackend acl = (AclBackend) backend("acl", caches);
+            AclBackend acl = (AclBackend) Backends.byId("acl", caches);
             acl.setCachedMemory(cached);
             cs.add(new Contender(cached ? "acl_cached" : "acl_on_demand", StandaloneRuntime.of(caches, acl), acl,
                     acl.budget()));
         }
         CacheManager dc = StandaloneRuntime.newCacheManager();
-        Backend dnnl = backend("dnnl", dc);
+        Backend dnnl = Backends.byId("dnnl", dc);
         GraphRuntime drt = StandaloneRuntime.of(dc, dnnl);
         drt.setThreads(dnnlThreads);
         cs.add(new Contender("dnnl", drt, dnnl, null));
         if (stack.startsWith("conv")) { // the same with every convolution as im2col + GEMM
             CacheManager caches = StandaloneRuntime.newCacheManager();
-            AclBackend acl = (AclBackend) backend("acl", caches);
+            AclBackend acl = (AclBackend) Backends.byId("acl", caches);
             acl.setWinograd(false);
             cs.add(new Contender("acl_im2col", StandaloneRuntime.of(caches, acl), acl, acl.budget()));
         }
@@ -258,7 +257,7 @@ public final class AclBenchmark {
                 Map<Long, Tensor> in = null;
                 for (boolean w : new boolean[] {false, true}) {
                     CacheManager caches = StandaloneRuntime.newCacheManager();
-                    AclBackend acl = (AclBackend) backend("acl", caches);
+                    AclBackend acl = (AclBackend) Backends.byId("acl", caches);
                     acl.setWinograd(w);
                     backends.add(acl);
                     GraphRuntime rt = StandaloneRuntime.of(caches, acl);
@@ -360,17 +359,6 @@ public final class AclBenchmark {
 
     private static LogicalTensor constant(long id, long... dims) {
         return f32(id, dims).withProperty(PropertyType.CONSTANT);
-    }
-
-    private static Backend backend(String id, CacheManager caches) {
-        for (BackendFactory f : ServiceLoader.load(BackendFactory.class)) {
-            Backend b = f.create(caches);
-            if (b.id().equals(id)) {
-                return b;
-            }
-            b.close();
-        }
-        throw new IllegalStateException("backend " + id + " is not on the class path");
     }
 
     private static double median(List<Double> v) {

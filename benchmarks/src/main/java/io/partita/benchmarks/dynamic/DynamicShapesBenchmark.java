@@ -8,8 +8,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.ServiceLoader;
 
+import io.partita.benchmarks.Backends;
 import io.partita.cache.CacheManager;
 import io.partita.graph.CompiledGraph;
 import io.partita.graph.CompiledPartition;
@@ -28,7 +28,6 @@ import io.partita.graph.Stream;
 import io.partita.graph.Tensor;
 import io.partita.runtime.StandaloneRuntime;
 import io.partita.spi.Backend;
-import io.partita.spi.BackendFactory;
 import io.partita.testkit.check.RandomInputs;
 
 /**
@@ -68,10 +67,10 @@ public final class DynamicShapesBenchmark {
             }
         }
         CacheManager caches = StandaloneRuntime.newCacheManager();
-        Backend compiler = backend("compiler", caches);
-        Backend dnnl = backend("dnnl", caches);
+        Backend compiler = Backends.byId("compiler", caches);
+        Backend dnnl = Backends.byId("dnnl", caches);
         GraphRuntime fused = StandaloneRuntime.of(caches, compiler, dnnl);
-        GraphRuntime perOp = StandaloneRuntime.of(StandaloneRuntime.newCacheManager(), backend("dnnl", caches));
+        GraphRuntime perOp = StandaloneRuntime.of(StandaloneRuntime.newCacheManager(), Backends.byId("dnnl", caches));
         long[] lengths = new long[32];
         for (int i = 0; i < lengths.length; i++) {
             lengths[i] = 16 + i * (512 - 16) / 31;
@@ -266,17 +265,6 @@ public final class DynamicShapesBenchmark {
             throw new IllegalStateException("expected one " + backend + " partition, got " + parts);
         }
         return parts.get(0);
-    }
-
-    private static Backend backend(String id, CacheManager caches) {
-        for (BackendFactory f : ServiceLoader.load(BackendFactory.class)) {
-            Backend b = f.create(caches);
-            if (b.id().equals(id)) {
-                return b;
-            }
-            b.close();
-        }
-        throw new IllegalStateException("backend " + id + " is not on the class path");
     }
 
     private static double median(List<double[]> rows, int col) {

@@ -7,8 +7,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.ServiceLoader;
 
+import io.partita.benchmarks.Backends;
 import io.partita.cache.CacheManager;
 import io.partita.cache.CaptureMemo;
 import io.partita.graph.CompiledGraph;
@@ -27,7 +27,6 @@ import io.partita.graph.Stream;
 import io.partita.graph.Tensor;
 import io.partita.runtime.StandaloneRuntime;
 import io.partita.spi.Backend;
-import io.partita.spi.BackendFactory;
 import io.partita.testkit.check.RandomInputs;
 
 /**
@@ -70,7 +69,7 @@ public final class MemoBenchmark {
 
     private static void gpu(int calls, int blocks) {
         CacheManager caches = StandaloneRuntime.newCacheManager();
-        Backend gpu = backend("gpu", caches);
+        Backend gpu = Backends.byId("gpu", caches);
         GraphRuntime rt = StandaloneRuntime.of(caches, gpu);
         Engine e = new Engine(EngineKind.GPU, 0);
         Graph g = rt.createGraph(EngineKind.GPU);
@@ -164,14 +163,4 @@ public final class MemoBenchmark {
         return LogicalTensor.of(id, DataType.F32, dims);
     }
 
-    private static Backend backend(String id, CacheManager caches) {
-        for (BackendFactory f : ServiceLoader.load(BackendFactory.class)) {
-            Backend b = f.create(caches);
-            if (b.id().equals(id)) {
-                return b;
-            }
-            b.close();
-        }
-        throw new IllegalStateException("backend " + id + " is not on the class path");
-    }
 }

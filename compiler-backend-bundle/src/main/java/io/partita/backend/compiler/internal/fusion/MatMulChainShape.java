@@ -1,10 +1,7 @@
 package io.partita.backend.compiler.internal.fusion;
 
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.HashSet;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.function.LongPredicate;
@@ -100,41 +97,9 @@ public record MatMulChainShape(List<Op> prologue, Op matmul, List<Op> epilogue) 
      */
     private static List<Op> prologue(Op matmul, OpIndex index, Predicate<Op> available, LongPredicate leavesGraph) {
         LogicalTensor a = matmul.input(0);
-        long[] dims = a.dims();
-        Set<Op> region = new LinkedHashSet<>();
-        Deque<Long> todo = new ArrayDeque<>();
-        todo.add(a.id());
-        Set<Long> seen = new HashSet<>();
-        while (!todo.isEmpty()) {
-            long t = todo.pop();
-            Op p = index.producer(t);
-            if (!seen.add(t) || p == null || !available.test(p) || !Regions.joins(p, dims)) {
-                continue;
-            }
-            boolean postOp = false;
-            for (LogicalTensor in : p.inputs()) {
-                postOp |= finishesPostOpHost(in.id(), index, available, POST_OP_DEPTH);
-            }
-            if (postOp) {
-                continue;
-            }
-            region.add(p);
-            for (LogicalTensor in : p.inputs()) {
-                todo.push(in.id());
-            }
-        }
-        boolean changed = true;
-        while (changed) {
-            changed = false;
-            Set<Op> inside = new HashSet<>(region);
-            inside.add(matmul);
-            for (Op op : List.copyOf(region)) {
-                if (Regions.escapes(op.output(0).id(), inside, index, leavesGraph)) {
-                    region.remove(op);
-                    changed = true;
-                }
-            }
-        }
+        List<Op> region = Regions.backward(a.id(), a.dims(), matmul, index, p -> available.test(p)
+                && p.inputs().stream().noneMatch(in -> finishesPostOpHost(in.id(), index, available, POST_OP_DEPTH)),
+                leavesGraph, t -> false);
         // the bias and B are read as partition inputs: the prologue may not compute them
         for (int i = 1; i < matmul.inputs().size(); i++) {
             Op p = index.producer(matmul.input(i).id());
@@ -142,9 +107,7 @@ public record MatMulChainShape(List<Op> prologue, Op matmul, List<Op> epilogue) 
                 return List.of();
             }
         }
-        List<Op> r = new ArrayList<>(region);
-        r.sort(java.util.Comparator.comparingInt(index::position));
-        return r;
+        return region;
     }
 
     /** How far back a chain of bias and elementwise ops is followed to its MatMul or convolution. */

@@ -1,10 +1,7 @@
 package io.partita.backend.compiler.internal.fusion;
 
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.HashSet;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.function.LongPredicate;
@@ -93,38 +90,8 @@ public record NormShape(List<Op> pre, Op norm, List<Op> post, boolean srcLeaves)
     /** The ops computing src: back from it while they join, less those whose results are needed elsewhere. */
     private static List<Op> pre(long src, long[] dims, Op norm, OpIndex index, Predicate<Op> available,
             LongPredicate leavesGraph) {
-        Set<Op> region = new LinkedHashSet<>();
-        Deque<Long> todo = new ArrayDeque<>();
-        todo.add(src);
-        Set<Long> seen = new HashSet<>();
-        while (!todo.isEmpty()) {
-            long t = todo.pop();
-            Op p = index.producer(t);
-            if (!seen.add(t) || p == null || !available.test(p) || !Regions.joins(p, dims)) {
-                continue;
-            }
-            region.add(p);
-            for (LogicalTensor in : p.inputs()) {
-                todo.push(in.id());
-            }
-        }
-        // An intermediate read outside stays outside with everything before it: only src can be an extra output.
-        boolean changed = true;
-        while (changed) {
-            changed = false;
-            Set<Op> inside = new HashSet<>(region);
-            inside.add(norm);
-            for (Op op : List.copyOf(region)) {
-                long out = op.output(0).id();
-                if (out != src && Regions.escapes(out, inside, index, leavesGraph)) {
-                    region.remove(op);
-                    changed = true;
-                }
-            }
-        }
-        List<Op> r = new ArrayList<>(region);
-        r.sort(java.util.Comparator.comparingInt(index::position));
-        return r;
+        // only src can be an extra output (a pre-LN residual stream)
+        return Regions.backward(src, dims, norm, index, available, leavesGraph, t -> t == src);
     }
 
     /**

@@ -127,6 +127,48 @@ final class Regions {
         return r;
     }
 
+    /**
+     * The ops computing {@code start} for {@code sink}: back from it while they join {@code dims}
+     * and {@code takes} accepts them, less those whose results are read outside the region and the
+     * sink (the fused code writes none of them; those {@code mayLeave} accepts may leave as well),
+     * in graph order.
+     */
+    static List<Op> backward(long start, long[] dims, Op sink, OpIndex index, Predicate<Op> takes,
+            LongPredicate leavesGraph, LongPredicate mayLeave) {
+        Set<Op> region = new java.util.LinkedHashSet<>();
+        Deque<Long> todo = new ArrayDeque<>();
+        todo.add(start);
+        Set<Long> seen = new HashSet<>();
+        while (!todo.isEmpty()) {
+            long t = todo.pop();
+            Op p = index.producer(t);
+            if (!seen.add(t) || p == null || !takes.test(p) || !joins(p, dims)) {
+                continue;
+            }
+            region.add(p);
+            for (LogicalTensor in : p.inputs()) {
+                todo.push(in.id());
+            }
+        }
+        // an intermediate read outside stays outside, and with it everything it needs: repeat until stable
+        boolean changed = true;
+        while (changed) {
+            changed = false;
+            Set<Op> inside = new HashSet<>(region);
+            inside.add(sink);
+            for (Op op : List.copyOf(region)) {
+                long out = op.output(0).id();
+                if (!mayLeave.test(out) && escapes(out, inside, index, leavesGraph)) {
+                    region.remove(op);
+                    changed = true;
+                }
+            }
+        }
+        List<Op> r = new java.util.ArrayList<>(region);
+        r.sort(java.util.Comparator.comparingInt(index::position));
+        return r;
+    }
+
     static boolean escapes(long tensor, Set<Op> inside, OpIndex index, LongPredicate leavesGraph) {
         if (leavesGraph.test(tensor)) {
             return true;
