@@ -145,18 +145,27 @@ final class OrtComparison {
         }
     }
 
-    /** Median milliseconds of {@code runs} calls after five warm-up calls. */
+    /**
+     * Median milliseconds of at least {@code runs} calls and at least 0.3 s of them, after five
+     * warm-up calls (a round as short as 20 calls of half a millisecond mostly measured caches the
+     * other contender had just emptied).
+     */
     private static double median(int runs, Runnable body) {
         for (int i = 0; i < 5; i++) {
             body.run();
         }
-        double[] t = new double[runs];
-        for (int i = 0; i < runs; i++) {
+        double[] t = new double[Math.max(runs, 16)];
+        int n = 0;
+        long end = System.nanoTime() + 300_000_000L;
+        while (n < runs || System.nanoTime() < end) {
+            if (n == t.length) {
+                t = Arrays.copyOf(t, 2 * n);
+            }
             long t0 = System.nanoTime();
             body.run();
-            t[i] = (System.nanoTime() - t0) / 1e6;
+            t[n++] = (System.nanoTime() - t0) / 1e6;
         }
-        Arrays.sort(t);
-        return t[runs / 2];
+        Arrays.sort(t, 0, n);
+        return t[n / 2];
     }
 }
