@@ -44,13 +44,29 @@ public final class CaptureMemo<V> {
         enabled = on;
     }
 
+    private static final int DEFAULT_CAPACITY = capacityProperty(System.getProperty("partita.memo.entries"));
+
     /** Entries per compiled object (system property {@code partita.memo.entries}, default 4, 1 to 64). */
     public static int defaultCapacity() {
-        try {
-            return Math.clamp(Integer.parseInt(System.getProperty("partita.memo.entries", "4")), 1, 64);
-        } catch (NumberFormatException e) {
+        return DEFAULT_CAPACITY;
+    }
+
+    /** The property's value, or 4 with a warning naming it when it is not an integer from 1 to 64. */
+    static int capacityProperty(String value) {
+        if (value == null) {
             return 4;
         }
+        try {
+            int n = Integer.parseInt(value.trim());
+            if (n >= 1 && n <= 64) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        System.getLogger(CaptureMemo.class.getName()).log(System.Logger.Level.WARNING,
+                "system property partita.memo.entries=''{0}'' is not an integer from 1 to 64; using 4", value);
+        return 4;
     }
 
     /** A probe: the capture set of one call, holding its memory strongly while the call lasts. */

@@ -133,4 +133,14 @@ class CaptureMemoTest {
             assertEquals(0, memo.size());
         }
     }
+
+    @Test
+    void capacityPropertyOutsideItsRangeKeepsTheDefault() {
+        assertEquals(4, CaptureMemo.capacityProperty(null));
+        assertEquals(8, CaptureMemo.capacityProperty(" 8 "));
+        assertEquals(64, CaptureMemo.capacityProperty("64"));
+        assertEquals(4, CaptureMemo.capacityProperty("0"), "below the range");
+        assertEquals(4, CaptureMemo.capacityProperty("65"), "above the range");
+        assertEquals(4, CaptureMemo.capacityProperty("lots"), "not an integer");
+    }
 }
