@@ -38,6 +38,24 @@ public interface CompiledPartition {
      */
     void execute(Stream stream, List<Tensor> inputs, List<Tensor> outputs);
 
+    /**
+     * The cache blob id: bytes covering everything that decides the compiled code (ops, attributes,
+     * port shapes, types and layouts, engine, fpmath mode, backend id and version, device and driver
+     * identity, Partita and JVM versions). A fresh copy on each call.
+     */
+    byte[] cacheBlobId();
+
+    /**
+     * The compiled code as blobs, for {@link Partition#compileFromBlobs} in this or a later process:
+     * the backend's own blobs (generated class files, OpenCL program binaries) followed by one seal
+     * over the id and every blob, so that damage is detected before anything is loaded. Empty when
+     * the backend has nothing to persist (it compiles fast from scratch). Fresh copies on each call.
+     */
+    List<byte[]> cacheBlobs();
+
+    /** Whether this partition was created from blobs (a persistent cache hit) rather than compiled. */
+    boolean fromBlobs();
+
     /** Time the backend took to compile. */
     Duration compileTime();
 }

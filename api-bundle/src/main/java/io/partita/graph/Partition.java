@@ -38,6 +38,31 @@ public interface Partition {
      */
     CompiledPartition compile(List<LogicalTensor> inputs, List<LogicalTensor> outputs, Engine engine);
 
+    /**
+     * The cache blob id of what {@link #compile} would build for these ports and engine: bytes
+     * covering everything that decides the compiled code (the ops with their attributes, the port
+     * dims, types and layouts, the engine, the fpmath mode, the backend's id and version, its device
+     * and driver identity, the Partita and JVM versions). Equal ids mean interchangeable blobs. The
+     * same id {@link CompiledPartition#cacheBlobId()} gives.
+     *
+     * @throws InvalidArgumentException as {@link #compile} would for these ports
+     */
+    byte[] cacheBlobId(List<LogicalTensor> inputs, List<LogicalTensor> outputs, Engine engine);
+
+    /**
+     * Creates the compiled partition from blobs an earlier {@link CompiledPartition#cacheBlobs()}
+     * gave (possibly in another process), skipping code generation. The blobs are checked against
+     * their seal and the id before the backend sees them; blobs that are refused are never executed.
+     *
+     * @param blobId the id the blobs were stored under; must equal
+     *               {@link #cacheBlobId(List, List, Engine)} for these ports and engine
+     * @throws CacheBlobException when the id does not match, a blob is damaged, the backend does not
+     *                            compile from blobs, or it refused them
+     * @throws InvalidArgumentException as {@link #compile} would for these ports
+     */
+    CompiledPartition compileFromBlobs(List<LogicalTensor> inputs, List<LogicalTensor> outputs, Engine engine,
+            byte[] blobId, List<byte[]> blobs);
+
     /** Compiles with the partition's own port descriptions. */
     default CompiledPartition compile(Engine engine) {
         return compile(inputs(), outputs(), engine);

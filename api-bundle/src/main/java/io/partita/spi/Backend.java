@@ -51,6 +51,29 @@ public interface Backend {
     Kernel compile(CompileRequest request);
 
     /**
+     * What, besides the request and the versions the runtime adds, decides the code this backend
+     * compiles for the engine: the device and driver (name, vendor, driver and OpenCL versions), the
+     * instruction set or vector width chosen, a fingerprint of a code generator. Part of every cache
+     * blob id; two processes whose identities differ never share blobs.
+     */
+    default String cacheIdentity(io.partita.graph.Engine engine) {
+        return "";
+    }
+
+    /**
+     * Compiles from blobs an earlier {@link Kernel#cacheBlobs()} of this backend gave for an equal
+     * request (the runtime has checked the blob id and the seal), skipping code generation. A backend
+     * that gives no blobs keeps the default.
+     *
+     * @throws io.partita.graph.CacheBlobException with reason {@code REFUSED} when the blobs cannot be
+     *                                             used (the JVM or a driver rejected them)
+     * @throws io.partita.graph.UnsupportedFeatureException when this backend does not compile from blobs
+     */
+    default Kernel compileFromBlobs(CompileRequest request, List<byte[]> blobs) {
+        throw new io.partita.graph.UnsupportedFeatureException("backend " + id() + " does not compile from cache blobs");
+    }
+
+    /**
      * The runtime's thread setting ({@link io.partita.graph.GraphRuntime#setThreads}): threads of
      * each CPU engine's pool. Backends without a pool of their own ignore it.
      */

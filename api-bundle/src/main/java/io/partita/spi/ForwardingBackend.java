@@ -58,6 +58,16 @@ public abstract class ForwardingBackend implements Backend {
     }
 
     @Override
+    public String cacheIdentity(io.partita.graph.Engine engine) {
+        return delegate.cacheIdentity(engine);
+    }
+
+    @Override
+    public Kernel compileFromBlobs(CompileRequest request, List<byte[]> blobs) {
+        return delegate.compileFromBlobs(request, blobs);
+    }
+
+    @Override
     public void setThreads(int threads) {
         delegate.setThreads(threads);
     }

@@ -35,6 +35,14 @@ public interface Kernel {
         return true;
     }
 
+    /**
+     * The compiled code as blobs for {@link Backend#compileFromBlobs} (generated class files, program
+     * binaries), or empty when there is nothing worth persisting. The runtime seals and stores them.
+     */
+    default List<byte[]> cacheBlobs() {
+        return List.of();
+    }
+
     /** Frees resources held by the kernel (cache entries, device buffers). */
     default void close() {
     }

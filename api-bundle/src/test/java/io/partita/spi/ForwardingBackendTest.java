@@ -62,6 +62,18 @@ class ForwardingBackendTest {
         }
 
         @Override
+        public String cacheIdentity(io.partita.graph.Engine engine) {
+            calls.add("cacheIdentity");
+            return "dev";
+        }
+
+        @Override
+        public Kernel compileFromBlobs(CompileRequest request, List<byte[]> blobs) {
+            calls.add("compileFromBlobs " + blobs.size());
+            return null;
+        }
+
+        @Override
         public void setThreads(int threads) {
             calls.add("setThreads " + threads);
         }
@@ -84,9 +96,11 @@ class ForwardingBackendTest {
         assertEquals(42, f.defaultRank());
         assertSame(r.claims, f.claim(null, PartitionPolicy.DEBUG));
         f.compile(null);
+        assertEquals("dev", f.cacheIdentity(null));
+        f.compileFromBlobs(null, List.of(new byte[1]));
         f.setThreads(3);
         f.close();
         assertEquals(List.of("id", "version", "engineKinds", "description", "defaultRank", "claim DEBUG", "compile",
-                "setThreads 3", "close"), r.calls);
+                "cacheIdentity", "compileFromBlobs 1", "setThreads 3", "close"), r.calls);
     }
 }

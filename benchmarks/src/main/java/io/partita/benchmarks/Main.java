@@ -26,7 +26,8 @@ import io.partita.benchmarks.primitive.PrimitiveCreationBenchmark;
  * {@code acl} the ACL-style backend's cached against on-demand memory manager on a conv and a BERT stack
  * ({@link io.partita.benchmarks.acl.AclBenchmark});
  * {@code memo} the host time per execute with and without memoized recordings
- * ({@link io.partita.benchmarks.memo.MemoBenchmark}); {@code probe NAME
+ * ({@link io.partita.benchmarks.memo.MemoBenchmark}); {@code warm} the first compile in a fresh JVM, cold
+ * against the warm persistent store ({@link io.partita.benchmarks.warm.WarmStartBenchmark}); {@code probe NAME
  * [args]} runs one of the DNNL-style kernel probes ({@link io.partita.benchmarks.probes}; they need
  * {@code --add-modules jdk.incubator.vector} on the java command line); other arguments are passed
  * to JMH.
@@ -53,6 +54,10 @@ public final class Main {
         }
         if (args.length > 0 && args[0].equals("memo")) {
             io.partita.benchmarks.memo.MemoBenchmark.main(java.util.Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
+        if (args.length > 0 && args[0].equals("warm")) {
+            io.partita.benchmarks.warm.WarmStartBenchmark.main(java.util.Arrays.copyOfRange(args, 1, args.length));
             return;
         }
         if (args.length > 0 && args[0].equals("primitive")) {

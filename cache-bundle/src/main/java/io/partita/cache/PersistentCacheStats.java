@@ -1,6 +1,7 @@
 package io.partita.cache;
 
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -13,9 +14,27 @@ import java.util.stream.Collectors;
  * @param directory null when none is set
  * @param rejects entries found damaged or unsafe, removed, by reason
  * @param problem why the directory is refused or failing right now, or null
+ * @param rejections the latest entries this process rejected (at most {@value #RECENT_REJECTIONS}), oldest first
  */
 public record PersistentCacheStats(String directory, long capacityMegabytes, Set<DeviceKind> engines, long entries,
-        long bytes, long hits, long misses, long stores, Map<Reject, Long> rejects, String problem) {
+        long bytes, long hits, long misses, long stores, Map<Reject, Long> rejects, String problem,
+        List<Rejection> rejections) {
+
+    /** How many rejected entries a snapshot names. */
+    public static final int RECENT_REJECTIONS = 16;
+
+    /** One rejected entry: its folder, why, and what was found. */
+    public record Rejection(String entry, Reject reason, String detail) {
+        public String describe() {
+            return entry + ": " + reason.spelling() + (detail == null || detail.isEmpty() ? "" : " (" + detail + ")");
+        }
+    }
+
+    /** A snapshot that names no rejected entry. */
+    public PersistentCacheStats(String directory, long capacityMegabytes, Set<DeviceKind> engines, long entries,
+            long bytes, long hits, long misses, long stores, Map<Reject, Long> rejects, String problem) {
+        this(directory, capacityMegabytes, engines, entries, bytes, hits, misses, stores, rejects, problem, List.of());
+    }
 
     /** Why an entry was refused and removed. */
     public enum Reject {
@@ -44,6 +63,7 @@ public record PersistentCacheStats(String directory, long capacityMegabytes, Set
             all.put(r, rejects.getOrDefault(r, 0L));
         }
         rejects = java.util.Collections.unmodifiableMap(all);
+        rejections = List.copyOf(rejections);
     }
 
     public long rejected() {

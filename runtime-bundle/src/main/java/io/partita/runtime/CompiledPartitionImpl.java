@@ -33,9 +33,13 @@ final class CompiledPartitionImpl implements CompiledPartition {
     private final Duration compileTime;
     private final Map<Long, LogicalTensor> ports = new HashMap<>();
     private final boolean dynamic;
+    private final boolean fromBlobs;
+    private volatile byte[] blobId;
 
     CompiledPartitionImpl(PartitionImpl partition, BackendHandle backend, Kernel kernel, CompileRequestImpl request,
-            Duration compileTime) {
+            Duration compileTime, byte[] blobId, boolean fromBlobs) {
+        this.blobId = blobId;
+        this.fromBlobs = fromBlobs;
         this.partition = partition;
         this.backend = backend;
         this.kernel = kernel;
@@ -69,6 +73,30 @@ final class CompiledPartitionImpl implements CompiledPartition {
     @Override
     public Duration compileTime() {
         return compileTime;
+    }
+
+    @Override
+    public byte[] cacheBlobId() {
+        return id().clone();
+    }
+
+    private byte[] id() {
+        byte[] id = blobId;
+        if (id == null) {
+            id = CacheBlobs.id(backend, request);
+            blobId = id;
+        }
+        return id;
+    }
+
+    @Override
+    public List<byte[]> cacheBlobs() {
+        return CacheBlobs.seal(id(), kernel.cacheBlobs());
+    }
+
+    @Override
+    public boolean fromBlobs() {
+        return fromBlobs;
     }
 
     @Override

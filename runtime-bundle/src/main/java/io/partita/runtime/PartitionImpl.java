@@ -7,10 +7,17 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.partita.cache.DeviceKind;
 import io.partita.cache.KernelCreationException;
+import io.partita.cache.PersistentCache;
 import io.partita.graph.BackendUnavailableException;
+import io.partita.graph.CacheBlobException;
 import io.partita.graph.CompiledPartition;
 import io.partita.graph.Engine;
 import io.partita.graph.EngineKind;
@@ -21,12 +28,14 @@ import io.partita.graph.LogicalTensor;
 import io.partita.graph.Op;
 import io.partita.graph.PartitaException;
 import io.partita.graph.Partition;
+import io.partita.graph.UnsupportedFeatureException;
 import io.partita.runtime.schema.Dims;
 import io.partita.runtime.schema.registry.ShapePropagation;
 import io.partita.spi.Kernel;
 
 /** A claimed set of ops with its boundary tensors; compiles through its backend. */
 final class PartitionImpl implements Partition {
+    private static final Logger LOG = LoggerFactory.getLogger(PartitionImpl.class);
     private final long id;
     private final GraphImpl graph;
     private final BackendHandle backend;
@@ -108,6 +117,35 @@ final class PartitionImpl implements Partition {
 
     @Override
     public CompiledPartition compile(List<LogicalTensor> givenInputs, List<LogicalTensor> givenOutputs, Engine engine) {
+        CompileRequestImpl request = request(givenInputs, givenOutputs, engine);
+        return cached(request, () -> compileWith(request));
+    }
+
+    @Override
+    public byte[] cacheBlobId(List<LogicalTensor> givenInputs, List<LogicalTensor> givenOutputs, Engine engine) {
+        return CacheBlobs.id(backend, request(givenInputs, givenOutputs, engine));
+    }
+
+    @Override
+    public CompiledPartition compileFromBlobs(List<LogicalTensor> givenInputs, List<LogicalTensor> givenOutputs,
+            Engine engine, byte[] blobId, List<byte[]> blobs) {
+        CompileRequestImpl request = request(givenInputs, givenOutputs, engine);
+        byte[] id = CacheBlobs.id(backend, request);
+        String what = "cache blobs for partition " + this.id + " (" + backend.id() + ", " + pattern + ")";
+        if (blobId == null || !java.security.MessageDigest.isEqual(id, blobId)) {
+            throw new CacheBlobException(CacheBlobException.Reason.ID_MISMATCH, what + ": the blob id given ("
+                    + (blobId == null ? "null" : blobId.length + " bytes, " + CacheBlobs.name(blobId)) + ") is not this"
+                    + " partition's for these ports and engine (" + id.length + " bytes, " + CacheBlobs.name(id)
+                    + "): another partition, shape, backend version, device or JVM");
+        }
+        List<byte[]> opened = CacheBlobs.open(id, blobs, what);
+        // an equal partition already compiled in memory is the same code: the checked blobs are not needed
+        return cached(request, () -> fromBlobs(request, id, opened, what));
+    }
+
+    /** The request for these ports: ports matched, compile inputs checked, shapes propagated. */
+    private CompileRequestImpl request(List<LogicalTensor> givenInputs, List<LogicalTensor> givenOutputs,
+            Engine engine) {
         if (engine == null || engine.kind() != graph.engineKind()) {
             throw new InvalidArgumentException("partition " + id + " belongs to a " + graph.engineKind()
                     + " graph; cannot compile it for engine " + engine);
@@ -137,12 +175,16 @@ final class PartitionImpl implements Partition {
         for (int i = 0; i < outputs.size(); i++) {
             compiledOut.add(resolveOutput(shapes.tensors().get(outputs.get(i).id()), orderedOut.get(i)));
         }
-        CompileRequestImpl request = new CompileRequestImpl(id, pattern, shapes.ops(), compiledIn, compiledOut, engine,
-                graph.fpMathMode());
-        CompiledPartitionKey key = new CompiledPartitionKey(backend, pattern, request.ops(), compiledIn, compiledOut,
-                engine, graph.fpMathMode());
+        return new CompileRequestImpl(id, pattern, shapes.ops(), compiledIn, compiledOut, engine, graph.fpMathMode());
+    }
+
+    /** Through the in-memory compiled partition cache: one compilation per key, however many callers. */
+    private CompiledPartition cached(CompileRequestImpl request,
+            java.util.function.Supplier<CompiledPartitionImpl> create) {
+        CompiledPartitionKey key = new CompiledPartitionKey(backend, pattern, request.ops(), request.inputs(),
+                request.outputs(), request.engine(), graph.fpMathMode());
         try {
-            return graph.runtime().compiledPartitions().getOrCreate(key, k -> compileWith(request));
+            return graph.runtime().compiledPartitions().getOrCreate(key, k -> create.get());
         } catch (KernelCreationException e) {
             // the backend's own exception, not the cache's wrapper
             if (e.getCause() instanceof RuntimeException r) {
@@ -152,7 +194,38 @@ final class PartitionImpl implements Partition {
         }
     }
 
+    /**
+     * A compiled partition missing in memory: from the persistent store when it holds this partition's
+     * blobs (enabled for the engine kind), else compiled from scratch, and its blobs stored.
+     */
     private CompiledPartitionImpl compileWith(CompileRequestImpl request) {
+        PersistentCache store = graph.runtime().caches().persistentCache();
+        DeviceKind kind = DeviceKind.fromSpelling(request.engine().kind().spelling());
+        if (store == null || !store.enabled(kind)) {
+            return compileFromScratch(request, null);
+        }
+        byte[] id = CacheBlobs.id(backend, request);
+        Optional<List<byte[]>> stored = store.load(kind, id);
+        if (stored.isPresent()) {
+            String what = "persistent cache entry " + CacheBlobs.name(id) + " for partition " + this.id + " ("
+                    + backend.id() + ", " + pattern + ")";
+            try {
+                return fromBlobs(request, id, CacheBlobs.open(id, stored.get(), what), what);
+            } catch (CacheBlobException e) {
+                // intact on disk but unusable: removed (counted as refused) so that this compile replaces it
+                LOG.warn("{}; compiling it again", e.getMessage());
+                store.remove(kind, id);
+            }
+        }
+        CompiledPartitionImpl compiled = compileFromScratch(request, id);
+        List<byte[]> blobs = compiled.cacheBlobs();
+        if (!blobs.isEmpty()) {
+            store.store(kind, id, blobs);
+        }
+        return compiled;
+    }
+
+    private CompiledPartitionImpl compileFromScratch(CompileRequestImpl request, byte[] id) {
         long t0 = System.nanoTime();
         Kernel kernel;
         try {
@@ -160,11 +233,29 @@ final class PartitionImpl implements Partition {
         } catch (PartitaException e) {
             throw e;
         } catch (RuntimeException e) {
-            throw new PartitaException("backend " + backend.id() + " failed to compile partition " + id + " ("
+            throw new PartitaException("backend " + backend.id() + " failed to compile partition " + this.id + " ("
                     + pattern + "): " + e, e);
         }
         Duration took = Duration.ofNanos(System.nanoTime() - t0);
-        return new CompiledPartitionImpl(this, backend, kernel, request, took);
+        return new CompiledPartitionImpl(this, backend, kernel, request, took, id, false);
+    }
+
+    private CompiledPartitionImpl fromBlobs(CompileRequestImpl request, byte[] id, List<byte[]> blobs, String what) {
+        long t0 = System.nanoTime();
+        Kernel kernel;
+        try {
+            kernel = backend.backend().compileFromBlobs(request, blobs);
+        } catch (CacheBlobException e) {
+            throw e;
+        } catch (UnsupportedFeatureException e) {
+            throw new CacheBlobException(CacheBlobException.Reason.UNSUPPORTED, what + ": backend " + backend.id()
+                    + " does not compile from blobs (" + e.getMessage() + ")", e);
+        } catch (RuntimeException | LinkageError e) {
+            throw new CacheBlobException(CacheBlobException.Reason.REFUSED, what + ": backend " + backend.id()
+                    + " refused the blobs: " + e, e);
+        }
+        Duration took = Duration.ofNanos(System.nanoTime() - t0);
+        return new CompiledPartitionImpl(this, backend, kernel, request, took, id, true);
     }
 
     /** The inferred output merged with what the user asked for (dims must agree, layout honoured). */

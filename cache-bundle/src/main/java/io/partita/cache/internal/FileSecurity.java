@@ -55,8 +55,9 @@ final class FileSecurity {
     static FileAttribute<?>[] ownerOnly(Path dir, boolean directory) throws IOException {
         Boolean posix = POSIX.get(dir);
         if (posix == null) {
-            // finding a file store reads the mount table: once per directory, not per store or load
-            posix = Files.getFileStore(dir).supportsFileAttributeView(PosixFileAttributeView.class);
+            // the file system provider's own answer: Files.getFileStore would read the whole mount table,
+            // which costs a fresh process more than the load it guards
+            posix = Files.getFileAttributeView(dir, PosixFileAttributeView.class) != null;
             POSIX.put(dir, posix);
         }
         return !posix ? NONE : directory ? DIRECTORY : FILE;

@@ -86,6 +86,9 @@ final class PersistentStore implements PersistentCache {
     private final LongAdder misses = new LongAdder();
     private final LongAdder stores = new LongAdder();
     private final Map<Reject, LongAdder> rejects = new EnumMap<>(Reject.class);
+    /** The latest rejected entries, for reports that name them (end of {@code partita run}). */
+    private final java.util.Deque<PersistentCacheStats.Rejection> rejections =
+            new java.util.concurrent.ConcurrentLinkedDeque<>();
     private final Set<Path> recounted = ConcurrentHashMap.newKeySet();
     private final Set<String> logged = ConcurrentHashMap.newKeySet();
     private final AtomicLong tmpCounter = new AtomicLong();
@@ -327,10 +330,10 @@ final class PersistentStore implements PersistentCache {
                     if (examine(entry, bucketName, key) instanceof Match) {
                         deleteTree(entry);
                         deleteIfEmpty(bucket);
-                        rejects.get(Reject.REFUSED).increment();
+                        reject(entry, Reject.REFUSED, "refused by the backend that loaded it");
                         LOG.warn("persistent cache: removed entry {} (refused by the backend that loaded it); it will be"
                                 + " rebuilt", entry);
-                        walk(dir, Long.MAX_VALUE); // recounts size.txt
+                        walk(dir, Long.MAX_VALUE, false); // recounts size.txt
                         return true;
                     }
                 }
@@ -505,6 +508,14 @@ final class PersistentStore implements PersistentCache {
         return wanted != null && Arrays.equals(k, wanted) ? new Match(blobs) : new Other();
     }
 
+    private void reject(Path entry, Reject reason, String detail) {
+        rejects.get(reason).increment();
+        rejections.addLast(new PersistentCacheStats.Rejection(entry.toString(), reason, detail));
+        while (rejections.size() > PersistentCacheStats.RECENT_REJECTIONS) {
+            rejections.pollFirst();
+        }
+    }
+
     /** Under the exclusive lock: removes the entry if it is (still) damaged, counting and logging it once. */
     private Size removeIfDamaged(Path entry, String bucketName, Size size) throws IOException {
         Size after = removeIfDamaged(entry, bucketName);
@@ -516,7 +527,7 @@ final class PersistentStore implements PersistentCache {
         if (!(examine(entry, bucketName, null) instanceof Bad bad)) {
             return null;
         }
-        rejects.get(bad.reason()).increment();
+        reject(entry, bad.reason(), bad.detail());
         Path bucket = entry.getParent();
         if (bad.reason() == Reject.PERMISSION && FileSecurity.insecurity(bucket, false) != null) {
             // the bucket itself is unsafe: its other entries cannot be trusted either
@@ -529,7 +540,7 @@ final class PersistentStore implements PersistentCache {
                     bad.reason().spelling(), bad.detail());
         }
         // a damaged entry's files no longer have the sizes size.txt counted: recount (rejects are rare)
-        return walk(bucket.getParent(), Long.MAX_VALUE);
+        return walk(bucket.getParent(), Long.MAX_VALUE, false);
     }
 
     /**
@@ -538,6 +549,11 @@ final class PersistentStore implements PersistentCache {
      * size.txt is logged.
      */
     private Size walk(Path dir, long limit) throws IOException {
+        return walk(dir, limit, true);
+    }
+
+    /** @param report whether a disagreement with size.txt is news (not after a removal of our own) */
+    private Size walk(Path dir, long limit, boolean report) throws IOException {
         record Found(Path path, long created, long bytes) {
         }
         List<Found> all = new ArrayList<>();
@@ -568,7 +584,7 @@ final class PersistentStore implements PersistentCache {
             }
         }
         Size recorded = readSize(dir);
-        if (recorded != null && (recorded.bytes() != total || recorded.entries() != all.size())) {
+        if (report && recorded != null && (recorded.bytes() != total || recorded.entries() != all.size())) {
             LOG.info("persistent cache: {} said {} bytes in {} entries, the directory holds {} in {}; corrected",
                     dir.resolve(SIZE_FILE), recorded.bytes(), recorded.entries(), total, all.size());
         }
@@ -682,6 +698,6 @@ final class PersistentStore implements PersistentCache {
         rejects.forEach((k, v) -> r.put(k, v.sum()));
         return new PersistentCacheStats(s.directory() == null ? null : s.directory().toString(), s.capacityMegabytes(),
                 s.engines(), size == null ? 0 : size.entries(), size == null ? 0 : size.bytes(), hits.sum(),
-                misses.sum(), stores.sum(), r, problem);
+                misses.sum(), stores.sum(), r, problem, List.copyOf(rejections));
     }
 }

@@ -134,6 +134,12 @@ class PersistentStoreTest {
         PersistentCacheStats st = fresh.stats();
         assertEquals(1, st.rejects().get(reason), () -> "rejects " + st.rejects());
         assertEquals(1, st.rejected(), () -> "rejects " + st.rejects());
+        // named for the end-of-run report: the entry's folder and the reason
+        assertEquals(1, st.rejections().size(), st.rejections()::toString);
+        assertEquals(entry.toString(), st.rejections().get(0).entry());
+        assertEquals(reason, st.rejections().get(0).reason());
+        assertTrue(st.rejections().get(0).describe().startsWith(entry + ": " + reason.spelling()),
+                st.rejections().get(0).describe());
         assertFalse(Files.exists(entry), "the damaged entry is removed");
         assertEquals(actualBytes(dir()) + " 1", sizeTxt(dir()), "size.txt follows the removal");
         // loading again finds nothing and counts nothing more; the next compile rebuilds it

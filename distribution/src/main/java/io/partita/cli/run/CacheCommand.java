@@ -9,6 +9,7 @@ import io.partita.cache.CacheStats;
 import io.partita.cache.Device;
 import io.partita.cache.InvalidCacheSettingException;
 import io.partita.cache.KernelCacheStats;
+import io.partita.cache.PersistentCacheStats;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
@@ -73,7 +74,11 @@ public final class CacheCommand implements Callable<Integer> {
         for (KernelCacheStats s : caches.kernelCacheStats()) {
             out.println("kernel cache " + s.describe());
         }
-        out.println("persistent cache " + caches.persistentCache().stats().describe());
+        PersistentCacheStats persistent = caches.persistentCache().stats();
+        out.println("persistent cache " + persistent.describe());
+        for (PersistentCacheStats.Rejection r : persistent.rejections()) {
+            out.println("  rejected entry " + r.describe());
+        }
         caches.lastSettingError().ifPresent(e -> out.println("last refused setting: " + e));
     }
 }

@@ -28,6 +28,22 @@ final class Report {
         }
     }
 
+    /**
+     * With the persistent cache on for the engine kind: how many partitions were created from stored
+     * cache blobs, and how many were compiled (and stored, when their backend gives blobs).
+     */
+    static void persistentCompiles(PrintStream out, io.partita.cache.PersistentCache store,
+            io.partita.graph.EngineKind kind, CompiledGraph compiled) {
+        if (!store.enabled(io.partita.cache.DeviceKind.fromSpelling(kind.spelling()))) {
+            return;
+        }
+        long loaded = compiled.steps().stream().filter(s -> s.compiled().fromBlobs()).count();
+        long withBlobs = compiled.steps().stream().filter(s -> !s.compiled().fromBlobs())
+                .filter(s -> !s.compiled().cacheBlobs().isEmpty()).count();
+        out.printf("persistent cache: %d of %d partitions created from stored blobs, %d compiled with blobs to store%n",
+                loaded, compiled.steps().size(), withBlobs);
+    }
+
     static String ops(List<Op> ops) {
         String s = ops.stream().map(o -> o.id() + ":" + o.kind().spelling()).collect(Collectors.joining(" "));
         return s.length() > 100 ? s.substring(0, 97) + "..." : s;

@@ -126,6 +126,7 @@ public final class RunCommand implements Callable<Integer> {
         // Compiled once, with the graph's DYNAMIC_DIM dims as they are: each shape set runs this.
         try (CompiledGraph cg = runtime.compile(g.graph(), policy, engine)) {
             Report.partitions(out, policy, parts, cg);
+            Report.persistentCompiles(out, caches.persistentCache(), kind, cg);
             int code = 0;
             if (shapeSets.isEmpty()) {
                 code = execute(cg, g, g.graph(), false, engine, new long[2]);

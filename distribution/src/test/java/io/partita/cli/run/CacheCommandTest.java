@@ -38,6 +38,28 @@ class CacheCommandTest {
                 + "hits 1, misses 1, stores 1, rejects 0"), lines.get(0));
     }
 
+    /** A rejected entry is named with its reason under the store's line (the end of {@code partita run}). */
+    @Test
+    void aRejectedEntryIsNamedWithItsReason() throws java.io.IOException {
+        CacheManager m = manager();
+        m.setPersistentCacheDirectory(tmp.resolve("pc"));
+        m.setPersistentCacheCapacity(8);
+        m.persistentCache().store(DeviceKind.GPU, new byte[] {9}, List.of(new byte[512]));
+        Path kernelBin;
+        try (var files = java.nio.file.Files.walk(tmp.resolve("pc"))) {
+            kernelBin = files.filter(f -> f.getFileName().toString().equals("kernel.bin")).findFirst().orElseThrow();
+        }
+        byte[] b = java.nio.file.Files.readAllBytes(kernelBin);
+        b[b.length / 2] ^= 1;
+        java.nio.file.Files.write(kernelBin, b);
+        assertTrue(m.persistentCache().load(DeviceKind.GPU, new byte[] {9}).isEmpty());
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        CacheCommand.print(m, new PrintStream(bytes, true, StandardCharsets.UTF_8));
+        String text = bytes.toString(StandardCharsets.UTF_8);
+        assertTrue(text.contains("rejects 1 (checksum 1)"), text);
+        assertTrue(text.contains("  rejected entry " + kernelBin.getParent() + ": checksum"), text);
+    }
+
     /** As the CLI gets it on a plain class path (the test environment sets no PARTITA_PERSISTENT_* variable). */
     private static CacheManager manager() {
         return ServiceLoader.load(CacheManager.class).findFirst().orElseThrow();

@@ -19,6 +19,7 @@ import io.partita.gpu.internal.cl.DeviceContext;
 import io.partita.gpu.internal.cl.Discovery;
 import io.partita.gpu.internal.cl.GpuDevice;
 import io.partita.gpu.internal.cl.Transfers;
+import io.partita.gpu.internal.exec.GpuKernel;
 import io.partita.gpu.internal.plan.Claims;
 import io.partita.gpu.internal.plan.Planner;
 import io.partita.spi.Backend;
@@ -163,8 +164,40 @@ public final class GpuBackend implements Backend {
             throw new UnsupportedFeatureException("the gpu engine is disabled (io.partita.gpu enabled=false)");
         }
         int index = request.engine().index();
-        return Planner.plan(request, context(index), caches.constantTensorCache(new Device(DeviceKind.GPU, index)),
-                matmulKernel);
+        DeviceContext device = context(index);
+        try (DeviceContext.Session s = device.record()) {
+            GpuKernel k = Planner.plan(request, device, caches.constantTensorCache(new Device(DeviceKind.GPU, index)),
+                    matmulKernel);
+            k.attachCacheBlobs(s.blobs());
+            return k;
+        }
+    }
+
+    /** The device and driver the programs of engine gpu.N were built for (part of every cache blob id). */
+    @Override
+    public String cacheIdentity(io.partita.graph.Engine engine) {
+        List<GpuDevice> list = state().list();
+        int index = engine.index();
+        return index < list.size() ? context(index).identity() + "|matmul=" + matmulKernel : "no device gpu." + index;
+    }
+
+    /** Plans again (cheap) with every program created from the blobs' binaries instead of built from source. */
+    @Override
+    public Kernel compileFromBlobs(CompileRequest request, List<byte[]> blobs) {
+        if (!enabled) {
+            throw new UnsupportedFeatureException("the gpu engine is disabled (io.partita.gpu enabled=false)");
+        }
+        int index = request.engine().index();
+        DeviceContext device = context(index);
+        try (DeviceContext.Session s = device.replay(blobs)) {
+            GpuKernel k = Planner.plan(request, device, caches.constantTensorCache(new Device(DeviceKind.GPU, index)),
+                    matmulKernel);
+            k.attachCacheBlobs(s.blobs());
+            return k;
+        } catch (DeviceContext.BlobRefusedException e) {
+            throw new io.partita.graph.CacheBlobException(io.partita.graph.CacheBlobException.Reason.REFUSED,
+                    "gpu backend, partition " + request.partitionId() + ": " + e.getMessage(), e);
+        }
     }
 
     private DeviceContext context(int index) {
@@ -177,7 +210,7 @@ public final class GpuBackend implements Backend {
         GpuDevice dev = list.get(index);
         // keyed by the native device, so a new selection reuses the contexts of devices kept
         return contexts.computeIfAbsent(dev.id().getNativePointer(),
-                k -> new DeviceContext(dev, caches.persistentCache(), ID + " " + version()));
+                k -> new DeviceContext(dev));
     }
 
     @Override

@@ -11,6 +11,7 @@ import io.partita.backend.compiler.internal.exec.MatMulChainProgram;
 import io.partita.backend.compiler.internal.exec.MlpProgram;
 import io.partita.backend.compiler.internal.exec.NormProgram;
 import io.partita.backend.compiler.internal.exec.Parallel;
+import io.partita.backend.compiler.internal.exec.Program;
 import io.partita.backend.compiler.internal.fusion.AttentionShape;
 import io.partita.backend.compiler.internal.fusion.EltwiseShape;
 import io.partita.backend.compiler.internal.fusion.MatMulChainShape;
@@ -61,8 +62,7 @@ public final class CompilerBackend implements Backend {
 
     public CompilerBackend(CacheManager caches) {
         this.caches = java.util.Objects.requireNonNull(caches, "caches");
-        // generated classes persist on disk when the store is on for engine kind cpu
-        this.generator = new RowKernelGenerator(caches.persistentCache(), ID + " " + VERSION);
+        this.generator = new RowKernelGenerator();
     }
 
     @Override
@@ -88,9 +88,8 @@ public final class CompilerBackend implements Backend {
     @Override
     public String description() {
         RowKernelGenerator.Stats s = generator.stats();
-        return "generated " + s.generated() + " classes, loaded " + s.loaded() + " from the persistent cache, "
+        return "generated " + s.generated() + " classes, loaded " + s.loaded() + " from cache blobs, "
                 + s.bytes() + " bytes in " + s.nanos() / 1_000_000 + " ms"
-                + (s.refused() > 0 ? ", " + s.refused() + " stored classes refused" : "")
                 + (s.fallbacks() > 0 ? ", " + s.fallbacks() + " interpreted" : "");
     }
 
@@ -200,7 +199,35 @@ public final class CompilerBackend implements Backend {
     }
 
     @Override
+    public String cacheIdentity(io.partita.graph.Engine engine) {
+        return RowKernelGenerator.identity();
+    }
+
+    /** Compiles, recording the generated classes the partition uses: its cache blobs. */
+    @Override
     public Kernel compile(CompileRequest request) {
+        try (RowKernelGenerator.Session s = generator.record()) {
+            Program p = program(request);
+            return new CompilerKernel(this, p, s.blobs());
+        }
+    }
+
+    /**
+     * Compiles with the classes taken from the blobs instead of generated (shape analysis, weight
+     * packing and plans are redone: they are cheap next to generation and depend on constants).
+     */
+    @Override
+    public Kernel compileFromBlobs(CompileRequest request, List<byte[]> blobs) {
+        try (RowKernelGenerator.Session s = generator.replay(blobs)) {
+            Program p = program(request);
+            return new CompilerKernel(this, p, s.blobs());
+        } catch (RowKernelGenerator.BlobRefusedException e) {
+            throw new io.partita.graph.CacheBlobException(io.partita.graph.CacheBlobException.Reason.REFUSED,
+                    "compiler backend, partition " + request.partitionId() + ": " + e.getMessage(), e);
+        }
+    }
+
+    private Program program(CompileRequest request) {
         OpIndex index = new OpIndex(request.ops());
         Set<Long> outputs = new java.util.HashSet<>();
         request.outputs().forEach(t -> outputs.add(t.id()));
@@ -211,8 +238,8 @@ public final class CompilerBackend implements Backend {
                 throw new UnsupportedFeatureException("partition " + request.partitionId()
                         + " is not an MLP the compiler backend fuses");
             }
-            return new CompilerKernel(this, new MlpProgram(ID, request, m, generator, caches.constantTensorCache(
-                    Device.of(request.engine().kind().spelling(), request.engine().index()))));
+            return new MlpProgram(ID, request, m, generator, caches.constantTensorCache(
+                    Device.of(request.engine().kind().spelling(), request.engine().index())));
         }
         if (MATMUL.equals(request.pattern())) {
             MatMulChainShape shape = null;
@@ -225,8 +252,8 @@ public final class CompilerBackend implements Backend {
                 throw new UnsupportedFeatureException("partition " + request.partitionId()
                         + " is not a MatMul chain the compiler backend fuses");
             }
-            return new CompilerKernel(this, new MatMulChainProgram(ID, request, shape, generator,
-                    caches.constantTensorCache(Device.of(request.engine().kind().spelling(), request.engine().index()))));
+            return new MatMulChainProgram(ID, request, shape, generator,
+                    caches.constantTensorCache(Device.of(request.engine().kind().spelling(), request.engine().index())));
         }
         if (NORM.equals(request.pattern())) {
             NormShape shape = null;
@@ -239,7 +266,7 @@ public final class CompilerBackend implements Backend {
                 throw new UnsupportedFeatureException("partition " + request.partitionId()
                         + " is not a normalisation the compiler backend fuses");
             }
-            return new CompilerKernel(this, new NormProgram(request, shape, generator));
+            return new NormProgram(request, shape, generator);
         }
         if (ELTWISE.equals(request.pattern())) {
             EltwiseShape shape = request.ops().isEmpty() ? null
@@ -248,7 +275,7 @@ public final class CompilerBackend implements Backend {
                 throw new UnsupportedFeatureException("partition " + request.partitionId()
                         + " is not an elementwise chain the compiler backend fuses");
             }
-            return new CompilerKernel(this, new EltwiseProgram(request, shape, generator));
+            return new EltwiseProgram(request, shape, generator);
         }
         if (!ATTENTION.equals(request.pattern())) {
             throw new UnsupportedFeatureException("compiler backend: no pattern '" + request.pattern() + "'");
@@ -263,7 +290,7 @@ public final class CompilerBackend implements Backend {
             throw new UnsupportedFeatureException("partition " + request.partitionId()
                     + " is not an attention block the compiler backend fuses");
         }
-        return new CompilerKernel(this, new AttentionProgram(request, shape, generator));
+        return new AttentionProgram(request, shape, generator);
     }
 
     @Override

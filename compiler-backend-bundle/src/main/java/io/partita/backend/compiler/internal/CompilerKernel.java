@@ -12,10 +12,18 @@ import io.partita.spi.Kernel;
 final class CompilerKernel implements Kernel {
     private final CompilerBackend backend;
     private final Program program;
+    /** The generated classes the program uses, as cache blobs. */
+    private final List<byte[]> blobs;
 
-    CompilerKernel(CompilerBackend backend, Program program) {
+    CompilerKernel(CompilerBackend backend, Program program, List<byte[]> blobs) {
         this.backend = backend;
         this.program = program;
+        this.blobs = List.copyOf(blobs);
+    }
+
+    @Override
+    public List<byte[]> cacheBlobs() {
+        return blobs;
     }
 
     @Override

@@ -18,14 +18,9 @@ import static org.jocl.CL.clGetProgramInfo;
 import static org.jocl.CL.clReleaseContext;
 import static org.jocl.CL.clReleaseProgram;
 
-import java.io.ByteArrayOutputStream;
-import java.io.DataOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -41,39 +36,38 @@ import org.jocl.cl_queue_properties;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import io.partita.cache.DeviceKind;
-import io.partita.cache.PersistentCache;
 import io.partita.graph.PartitaException;
 
 /**
  * One OpenCL context on one device: builds programs (once per source text, shared by every
  * partition that generates the same source), creates buffers and queues, and counts transfers.
  *
- * <p>With a {@link PersistentCache} enabled for engine kind gpu, a program is first created from the
- * binary stored for its source, options and device/driver (another process built it), and a program
- * built from source has its binary stored. A stored binary goes through clCreateProgramWithBinary and
- * clBuildProgram like any other, so the driver checks it; one it refuses is removed from the store and
- * the program is built from source.
+ * <p>Cache blobs: while a compile {@linkplain #record() records}, every program it asks for is noted
+ * with its binary ({@code CL_PROGRAM_BINARIES}): the compiled partition's blobs. A compile from blobs
+ * {@linkplain #replay replays} them: a program missing in memory is created from the offered binary
+ * with clCreateProgramWithBinary and clBuildProgram, so the driver checks it; a program not offered, or
+ * a binary the driver refuses, fails the compile from blobs (the runtime then compiles from scratch).
  */
 public final class DeviceContext implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(DeviceContext.class);
     private static final String OPTIONS = "-cl-std=CL1.2";
-    /** Changes whenever the key's layout does (an old entry then never matches). */
-    private static final String KEY_FORMAT = "partita.gpu.program/1";
-    private static final String PARTITA_VERSION = "0.1.0";
 
     private final GpuDevice device;
     private final cl_context context;
     private final Transfers transfers = new Transfers();
-    private final Map<String, cl_program> programs = new ConcurrentHashMap<>();
-    private final PersistentCache persistent;
-    private final String backend;
+    private final Map<String, Built> programs = new ConcurrentHashMap<>();
+    /** This thread's compile: programs asked for (to record) or offered (to replay); null outside one. */
+    private final ThreadLocal<Session> session = new ThreadLocal<>();
     private final AtomicLong builtFromSource = new AtomicLong();
     private final AtomicLong loadedBinaries = new AtomicLong();
     private final AtomicLong refusedBinaries = new AtomicLong();
     private final AtomicLong buildNanos = new AtomicLong();
 
-    /** Programs of this device: built from source, created from a stored binary, stored binaries refused. */
+    /** A built program, its key (SHA-256 of source and options) and its binary (null when the driver gives none). */
+    private record Built(cl_program program, byte[] key, byte[] binary) {
+    }
+
+    /** Programs of this device: built from source, created from blob binaries, blob binaries refused. */
     public record ProgramStats(long builtFromSource, long loadedBinaries, long refusedBinaries, long nanos) {
         public String describe() {
             return String.format(java.util.Locale.ROOT, "programs: %d built from source, %d loaded from binaries%s, %d ms",
@@ -82,19 +76,57 @@ public final class DeviceContext implements AutoCloseable {
         }
     }
 
-    /** A context whose programs are built in memory only. */
-    public DeviceContext(GpuDevice device) {
-        this(device, null, "gpu");
+    /** A blob could not be replayed: malformed, missing for a program the compile needs, or refused by the driver. */
+    public static final class BlobRefusedException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        BlobRefusedException(String message) {
+            super(message);
+        }
     }
 
-    /**
-     * @param persistent the on-disk store of program binaries (used when enabled for engine kind gpu), or null
-     * @param backend    the backend id and version, part of every stored binary's key
-     */
-    public DeviceContext(GpuDevice device, PersistentCache persistent, String backend) {
+    /** One compile's view: the programs it asked for, and (replaying) the binaries offered by program key. */
+    public final class Session implements AutoCloseable {
+        private final java.util.LinkedHashMap<String, byte[]> used = new java.util.LinkedHashMap<>();
+        private final Map<String, byte[]> offered;
+        private final Session outer;
+        private boolean complete = true;
+
+        private Session(Map<String, byte[]> offered) {
+            this.offered = offered;
+            this.outer = session.get();
+            session.set(this);
+        }
+
+        /**
+         * The programs asked for, as blobs ({@code int keyLength, key, binary}) in first-use order; empty
+         * when the driver gave no binary for one of them (then a compile from blobs could not skip it).
+         */
+        public List<byte[]> blobs() {
+            if (!complete) {
+                return List.of();
+            }
+            List<byte[]> out = new java.util.ArrayList<>(used.size());
+            for (Map.Entry<String, byte[]> e : used.entrySet()) {
+                byte[] key = java.util.HexFormat.of().parseHex(e.getKey());
+                out.add(java.nio.ByteBuffer.allocate(4 + key.length + e.getValue().length).putInt(key.length).put(key)
+                        .put(e.getValue()).array());
+            }
+            return out;
+        }
+
+        @Override
+        public void close() {
+            if (outer == null) {
+                session.remove();
+            } else {
+                session.set(outer);
+            }
+        }
+    }
+
+    public DeviceContext(GpuDevice device) {
         this.device = device;
-        this.persistent = persistent;
-        this.backend = java.util.Objects.requireNonNull(backend, "backend");
         this.context = clCreateContext(null, 1, new cl_device_id[] {device.id()}, null, null, null);
     }
 
@@ -115,34 +147,71 @@ public final class DeviceContext implements AutoCloseable {
         return programs.size();
     }
 
+    /** What program binaries depend on besides their source: device, vendor, driver, OpenCL version, platform, options. */
+    public String identity() {
+        return String.join("|", device.name(), device.vendor(), device.driverVersion(), device.openclVersion(),
+                device.platformName(), OPTIONS);
+    }
+
+    /** Starts recording the programs this thread's compile asks for; close it when the compile is done. */
+    public Session record() {
+        return new Session(null);
+    }
+
+    /**
+     * Starts a compile from blobs on this thread: programs come from these binaries (or memory), never
+     * from source.
+     *
+     * @throws BlobRefusedException naming a blob that is not {@code int keyLength, key, binary}
+     */
+    public Session replay(List<byte[]> blobs) {
+        Map<String, byte[]> offered = new java.util.HashMap<>();
+        for (int i = 0; i < blobs.size(); i++) {
+            byte[] b = blobs.get(i);
+            int keyLength = b.length < 4 ? -1 : java.nio.ByteBuffer.wrap(b).getInt();
+            if (keyLength != 32 || b.length <= 4 + keyLength) {
+                throw new BlobRefusedException("blob " + i + " of " + blobs.size() + " (" + b.length
+                        + " bytes) is not a program binary (key length " + keyLength + ", expected 32)");
+            }
+            offered.put(java.util.HexFormat.of().formatHex(b, 4, 4 + keyLength),
+                    java.util.Arrays.copyOfRange(b, 4 + keyLength, b.length));
+        }
+        return new Session(offered);
+    }
+
     /**
      * The program for this source, built on first request.
      *
      * @throws PartitaException with the compiler's log when the source does not build
+     * @throws BlobRefusedException replaying, when the blobs lack the program or the driver refuses its binary
      */
     public cl_program program(String source) {
-        return programs.computeIfAbsent(source, this::build);
+        Session s = session.get();
+        Built b = programs.computeIfAbsent(source, src -> build(src, s));
+        if (s != null) {
+            if (b.binary() == null) {
+                s.complete = false;
+            } else {
+                s.used.put(java.util.HexFormat.of().formatHex(b.key()), b.binary());
+            }
+        }
+        return b.program();
     }
 
-    private cl_program build(String source) {
+    private Built build(String source, Session s) {
         long t0 = System.nanoTime();
         try {
-            byte[] key = null;
-            if (persistent != null && persistent.enabled(DeviceKind.GPU)) {
-                key = persistentKey(source, OPTIONS);
-                cl_program p = fromStore(key);
-                if (p != null) {
-                    return p;
+            byte[] key = key(source);
+            if (s != null && s.offered != null) {
+                byte[] binary = s.offered.get(java.util.HexFormat.of().formatHex(key));
+                if (binary == null) {
+                    throw new BlobRefusedException("the blobs hold no binary for a program the partition needs ("
+                            + source.length() + " characters of source)");
                 }
+                return new Built(fromBinary(binary), key, binary);
             }
             cl_program p = fromSource(source);
-            if (key != null) {
-                byte[] binary = binary(p);
-                if (binary != null) {
-                    persistent.store(DeviceKind.GPU, key, List.of(binary));
-                }
-            }
-            return p;
+            return new Built(p, key, binary(p));
         } finally {
             buildNanos.addAndGet(System.nanoTime() - t0);
         }
@@ -162,44 +231,44 @@ public final class DeviceContext implements AutoCloseable {
         return p;
     }
 
-    /** The program created from the stored binary, or null (none stored, or the driver refused it). */
-    private cl_program fromStore(byte[] key) {
-        Optional<List<byte[]>> found = persistent.load(DeviceKind.GPU, key);
-        if (found.isEmpty()) {
-            return null;
-        }
-        List<byte[]> blobs = found.get();
+    /** The program created from a binary; the driver checks it, and one it refuses is never run. */
+    private cl_program fromBinary(byte[] binary) {
         String why;
         cl_program p = null;
-        if (blobs.size() != 1 || blobs.get(0).length == 0) {
-            why = "expected one binary, found " + blobs.size() + " blobs";
-        } else {
-            byte[] binary = blobs.get(0);
-            int[] binaryStatus = {CL_SUCCESS};
-            int[] err = {CL_SUCCESS};
-            try {
-                p = clCreateProgramWithBinary(context, 1, new cl_device_id[] {device.id()},
-                        new long[] {binary.length}, new byte[][] {binary}, binaryStatus, err);
-                if (binaryStatus[0] != CL_SUCCESS || err[0] != CL_SUCCESS) {
-                    why = "binary status " + org.jocl.CL.stringFor_errorCode(binaryStatus[0]) + ", "
-                            + org.jocl.CL.stringFor_errorCode(err[0]);
-                } else {
-                    clBuildProgram(p, 1, new cl_device_id[] {device.id()}, OPTIONS, null, null);
-                    loadedBinaries.incrementAndGet();
-                    return p;
-                }
-            } catch (CLException e) {
-                why = e.getMessage() + (p == null ? "" : " " + buildLog(p));
+        int[] binaryStatus = {CL_SUCCESS};
+        int[] err = {CL_SUCCESS};
+        try {
+            p = clCreateProgramWithBinary(context, 1, new cl_device_id[] {device.id()}, new long[] {binary.length},
+                    new byte[][] {binary}, binaryStatus, err);
+            if (binaryStatus[0] != CL_SUCCESS || err[0] != CL_SUCCESS) {
+                why = "binary status " + org.jocl.CL.stringFor_errorCode(binaryStatus[0]) + ", "
+                        + org.jocl.CL.stringFor_errorCode(err[0]);
+            } else {
+                clBuildProgram(p, 1, new cl_device_id[] {device.id()}, OPTIONS, null, null);
+                loadedBinaries.incrementAndGet();
+                return p;
             }
+        } catch (CLException e) {
+            why = e.getMessage() + (p == null ? "" : " " + buildLog(p));
         }
         if (p != null) {
             release(p);
         }
         refusedBinaries.incrementAndGet();
-        LOG.warn("gpu.{} ({}): the program binary stored in the persistent cache {} was refused ({}); building from source",
-                device.index(), device.name(), persistent.directory().map(Object::toString).orElse("?"), why);
-        persistent.remove(DeviceKind.GPU, key); // so the binary built now replaces it
-        return null;
+        throw new BlobRefusedException("gpu." + device.index() + " (" + device.name() + ") refused the program binary ("
+                + why + ")");
+    }
+
+    private static byte[] key(String source) {
+        try {
+            java.security.MessageDigest sha = java.security.MessageDigest.getInstance("SHA-256");
+            sha.update(OPTIONS.getBytes(StandardCharsets.UTF_8));
+            sha.update((byte) 0);
+            sha.update(source.getBytes(StandardCharsets.UTF_8));
+            return sha.digest();
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is required of every JVM", e);
+        }
     }
 
     /** The device binary of a built program, or null if the driver offers none. */
@@ -216,28 +285,6 @@ public final class DeviceContext implements AutoCloseable {
         } catch (CLException e) {
             LOG.debug("gpu.{}: no program binary to store ({})", device.index(), e.getMessage());
             return null;
-        }
-    }
-
-    /**
-     * Everything a program binary depends on: the key format, backend and Partita versions, the full
-     * source and build options, and the device, vendor, driver, OpenCL version and platform.
-     */
-    byte[] persistentKey(String source, String options) {
-        try {
-            ByteArrayOutputStream bytes = new ByteArrayOutputStream(source.length() + 256);
-            DataOutputStream out = new DataOutputStream(bytes);
-            for (String s : new String[] {KEY_FORMAT, backend, PARTITA_VERSION, options, device.name(), device.vendor(),
-                    device.driverVersion(), device.openclVersion(), device.platformName()}) {
-                out.writeUTF(String.valueOf(s));
-            }
-            byte[] text = source.getBytes(StandardCharsets.UTF_8); // writeUTF stops at 64 KB
-            out.writeInt(text.length);
-            out.write(text);
-            out.flush();
-            return bytes.toByteArray();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e); // a byte array stream does not fail
         }
     }
 
@@ -283,9 +330,9 @@ public final class DeviceContext implements AutoCloseable {
 
     @Override
     public void close() {
-        programs.values().forEach(p -> {
+        programs.values().forEach(b -> {
             try {
-                clReleaseProgram(p);
+                clReleaseProgram(b.program());
             } catch (CLException e) {
                 // released while closing: nothing else can use it
             }

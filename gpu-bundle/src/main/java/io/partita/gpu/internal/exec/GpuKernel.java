@@ -124,6 +124,19 @@ public final class GpuKernel implements Kernel {
         }
     }
 
+    /** The program binaries this kernel's steps use, as cache blobs; set once, right after planning. */
+    private volatile List<byte[]> cacheBlobs = List.of();
+
+    /** Sets the cache blobs (the programs the planner asked for); called once by the backend after planning. */
+    public void attachCacheBlobs(List<byte[]> blobs) {
+        this.cacheBlobs = List.copyOf(blobs);
+    }
+
+    @Override
+    public List<byte[]> cacheBlobs() {
+        return cacheBlobs;
+    }
+
     /**
      * @param slotBytes bytes of each slot: the partition inputs, then outputs, then scratch
      * @param uploadOutput per output: its host contents go to the device first, because the kernels

@@ -23,7 +23,6 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -32,8 +31,6 @@ import org.slf4j.LoggerFactory;
 
 import io.partita.backend.compiler.internal.expr.Expr;
 import io.partita.backend.compiler.internal.expr.Fn;
-import io.partita.cache.DeviceKind;
-import io.partita.cache.PersistentCache;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorSpecies;
 
@@ -44,10 +41,12 @@ import jdk.incubator.vector.VectorSpecies;
  * uniform over the row (scalars, constants, the row index) are hoisted out of the loop; a row
  * length known at compile time is a constant in the code. Equal expressions share a class.
  *
- * <p>With a {@link PersistentCache} enabled for engine kind cpu, a class missing in memory is first
- * looked up on disk (so a second process skips generation) and a generated one is stored there. Stored
- * bytes are defined like generated ones, so the JVM verifies them; bytes it refuses are removed from
- * the store and generated afresh.
+ * <p>Cache blobs: while a compile {@linkplain #record() records}, every class it asks for is noted
+ * with its key and bytes (the compiled partition's blobs). A compile from blobs {@linkplain #replay
+ * replays} them: a class missing in memory is defined from the offered bytes instead of generated, and
+ * one that is not offered, or that the JVM refuses, fails the compile from blobs (the runtime then
+ * compiles from scratch). Offered bytes go through the same defineHiddenClass as generated ones, so the
+ * JVM verifies them.
  */
 public final class RowKernelGenerator {
     private static final Logger LOG = LoggerFactory.getLogger(RowKernelGenerator.class);
@@ -70,53 +69,117 @@ public final class RowKernelGenerator {
     private static final int ROW = 5;
     private static final int COL = 6;
 
-    /** Changes whenever the key's layout does (an old entry then never matches). */
-    private static final String KEY_FORMAT = "partita.compiler.rowkernel/1";
-    /** Partita's version; the fingerprint of the generator's own classes covers unreleased changes. */
-    private static final String PARTITA_VERSION = "0.1.0";
+    /** Changes whenever the key's layout does (an old blob then never matches). */
+    private static final String KEY_FORMAT = "partita.compiler.rowkernel/2";
 
-    private final ConcurrentHashMap<Key, RowKernel> kernels = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Key, Defined> kernels = new ConcurrentHashMap<>();
+    /** This thread's compile: classes asked for (to record) or offered (to replay); null outside one. */
+    private final ThreadLocal<Session> session = new ThreadLocal<>();
     private final AtomicLong generated = new AtomicLong();
     private final AtomicLong loaded = new AtomicLong();
-    private final AtomicLong refused = new AtomicLong();
     private final AtomicLong generatedBytes = new AtomicLong();
     private final AtomicLong generateNanos = new AtomicLong();
     private final AtomicLong fallbacks = new AtomicLong();
-    private final PersistentCache persistent;
-    private final String backend;
 
     private record Key(Expr expr, int staticN) {
+    }
+
+    /** A defined class with what it was defined from (null bytes for the interpreted fallback). */
+    private record Defined(RowKernel kernel, byte[] classKey, byte[] bytes) {
     }
 
     /**
      * What code generation has cost so far.
      *
      * @param generated classes generated here
-     * @param loaded    classes defined from the persistent cache instead
+     * @param loaded    classes defined from cache blobs instead
      * @param bytes     class bytes defined (generated or loaded)
      * @param nanos     time spent generating, loading and defining
      * @param fallbacks expressions running interpreted (their class was refused)
-     * @param refused   stored classes the JVM refused (removed from the store and generated again)
      */
-    public record Stats(long generated, long loaded, long bytes, long nanos, long fallbacks, long refused) {
+    public record Stats(long generated, long loaded, long bytes, long nanos, long fallbacks) {
         /** Classes defined, generated or loaded. */
         public long classes() {
             return generated + loaded;
         }
     }
 
-    /** A generator keeping its classes in memory only. */
+    /**
+     * A blob could not be replayed: malformed, missing for an expression the compile needs, or refused
+     * by the JVM. The compile from blobs fails; nothing of it runs.
+     */
+    public static final class BlobRefusedException extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        BlobRefusedException(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    /** One compile's view: the classes it asked for, and (replaying) the bytes offered by class key. */
+    public final class Session implements AutoCloseable {
+        private final java.util.LinkedHashMap<String, byte[]> used = new java.util.LinkedHashMap<>();
+        private final java.util.Map<String, byte[]> offered;
+        private final Session outer;
+
+        private Session(java.util.Map<String, byte[]> offered) {
+            this.offered = offered;
+            this.outer = session.get();
+            session.set(this);
+        }
+
+        /** The classes asked for, as blobs ({@code int keyLength, key, class bytes}), in first-use order. */
+        public List<byte[]> blobs() {
+            List<byte[]> out = new java.util.ArrayList<>(used.size());
+            for (java.util.Map.Entry<String, byte[]> e : used.entrySet()) {
+                out.add(encode(HexFormat.of().parseHex(e.getKey()), e.getValue()));
+            }
+            return out;
+        }
+
+        @Override
+        public void close() {
+            if (outer == null) {
+                session.remove();
+            } else {
+                session.set(outer);
+            }
+        }
+    }
+
+    /** A generator keeping its classes in memory. */
     public RowKernelGenerator() {
-        this(null, "compiler");
+    }
+
+    /** Starts recording the classes this thread's compile asks for; close it when the compile is done. */
+    public Session record() {
+        return new Session(null);
     }
 
     /**
-     * @param persistent the on-disk store (used when enabled for engine kind cpu), or null
-     * @param backend    the backend id and version, part of every stored class's key
+     * Starts a compile from blobs on this thread: classes come from these blobs (or memory), never from
+     * generation.
+     *
+     * @throws BlobRefusedException naming a blob that is not {@code int keyLength, key, class bytes}
      */
-    public RowKernelGenerator(PersistentCache persistent, String backend) {
-        this.persistent = persistent;
-        this.backend = java.util.Objects.requireNonNull(backend, "backend");
+    public Session replay(List<byte[]> blobs) {
+        java.util.Map<String, byte[]> offered = new java.util.HashMap<>();
+        for (int i = 0; i < blobs.size(); i++) {
+            byte[] b = blobs.get(i);
+            int keyLength = b.length < 4 ? -1 : java.nio.ByteBuffer.wrap(b).getInt();
+            if (keyLength < 0 || keyLength > b.length - 4) {
+                throw new BlobRefusedException("blob " + i + " of " + blobs.size() + " (" + b.length
+                        + " bytes) is not a generated class (key length " + keyLength + ")", null);
+            }
+            offered.put(HexFormat.of().formatHex(b, 4, 4 + keyLength),
+                    java.util.Arrays.copyOfRange(b, 4 + keyLength, b.length));
+        }
+        return new Session(offered);
+    }
+
+    private static byte[] encode(byte[] classKey, byte[] bytes) {
+        return java.nio.ByteBuffer.allocate(4 + classKey.length + bytes.length).putInt(classKey.length).put(classKey)
+                .put(bytes).array();
     }
 
     /**
@@ -124,14 +187,19 @@ public final class RowKernelGenerator {
      *
      * @param staticN the row length when known at compile time (a constant in the code), else 0
      * @param what    names the partition in the warning if generation fails
+     * @throws BlobRefusedException replaying, when the blobs lack the class or the JVM refuses it
      */
     public RowKernel kernel(Expr expr, int staticN, String what) {
-        return kernels.computeIfAbsent(new Key(expr, staticN), k -> define(k, what));
+        Session s = session.get();
+        Defined d = kernels.computeIfAbsent(new Key(expr, staticN), k -> define(k, what, s));
+        if (s != null && d.bytes() != null) {
+            s.used.put(HexFormat.of().formatHex(d.classKey()), d.bytes());
+        }
+        return d.kernel();
     }
 
     public Stats stats() {
-        return new Stats(generated.get(), loaded.get(), generatedBytes.get(), generateNanos.get(), fallbacks.get(),
-                refused.get());
+        return new Stats(generated.get(), loaded.get(), generatedBytes.get(), generateNanos.get(), fallbacks.get());
     }
 
     /** Forgets generated classes (they unload once no compiled partition uses them). */
@@ -139,55 +207,35 @@ public final class RowKernelGenerator {
         kernels.clear();
     }
 
-    private RowKernel define(Key key, String what) {
+    private Defined define(Key key, String what, Session s) {
         long t0 = System.nanoTime();
+        byte[] classKey = classKey(key.expr(), key.staticN());
         try {
-            byte[] storeKey = null;
-            if (persistent != null && persistent.enabled(DeviceKind.CPU)) {
-                storeKey = persistentKey(key.expr(), key.staticN(), backend);
-                RowKernel k = fromStore(storeKey, key.expr(), what);
-                if (k != null) {
-                    return k;
-                }
+            if (s != null && s.offered != null) {
+                return fromBlob(classKey, s.offered.get(HexFormat.of().formatHex(classKey)), key.expr(), what);
             }
             byte[] bytes = generate(key.expr(), key.staticN());
             RowKernel k = load(bytes, key.expr(), what);
-            if (storeKey != null && !(k instanceof InterpretedRowKernel)) {
-                persistent.store(DeviceKind.CPU, storeKey, List.of(bytes));
-            }
-            return k;
+            return new Defined(k, classKey, k instanceof InterpretedRowKernel ? null : bytes);
         } catch (IllegalArgumentException | IllegalStateException e) {
-            return fallBack(key.expr(), what, e);
+            return new Defined(fallBack(key.expr(), what, e), classKey, null);
         } finally {
             generateNanos.addAndGet(System.nanoTime() - t0);
         }
     }
 
-    /**
-     * The kernel defined from the bytes stored under this key, or null (not stored, or refused). The
-     * bytes go through the same defineHiddenClass as generated ones: the JVM verifies them, and a
-     * class it refuses is never run.
-     */
-    private RowKernel fromStore(byte[] storeKey, Expr expr, String what) {
-        Optional<List<byte[]>> found = persistent.load(DeviceKind.CPU, storeKey);
-        if (found.isEmpty()) {
-            return null;
+    /** The class defined from offered bytes; the JVM verifies them, and a class it refuses never runs. */
+    private Defined fromBlob(byte[] classKey, byte[] bytes, Expr expr, String what) {
+        if (bytes == null) {
+            throw new BlobRefusedException(what + ": the blobs hold no class for " + expr.nodes(), null);
         }
-        List<byte[]> blobs = found.get();
         try {
-            if (blobs.size() != 1) {
-                throw new ClassFormatError("expected one class file, found " + blobs.size() + " blobs");
-            }
-            RowKernel k = defineHidden(blobs.get(0));
+            RowKernel k = defineHidden(bytes);
             loaded.incrementAndGet();
-            generatedBytes.addAndGet(blobs.get(0).length);
-            return k;
+            generatedBytes.addAndGet(bytes.length);
+            return new Defined(k, classKey, bytes);
         } catch (ReflectiveOperationException | LinkageError | ClassCastException e) {
-            refused.incrementAndGet();
-            LOG.warn("{}: the class stored for {} in persistent cache entry {} was refused ({}); generating it again",
-                    what, expr.nodes(), entryName(storeKey), e.toString());
-            persistent.remove(DeviceKind.CPU, storeKey); // so the fresh class replaces it
-            return null;
+            throw new BlobRefusedException(what + ": the JVM refused the class blob for " + expr.nodes() + ": " + e, e);
         }
     }
 
@@ -208,25 +256,17 @@ public final class RowKernelGenerator {
         return (RowKernel) hidden.lookupClass().getDeclaredConstructor().newInstance();
     }
 
-    /** The entry's place in the store's layout (DIR/bucket), for the warning. */
-    private String entryName(byte[] storeKey) {
-        String dir = persistent.directory().map(Object::toString).orElse("?");
-        return dir + "/" + HexFormat.of().formatHex(sha256().digest(storeKey), 0, 8);
-    }
-
     /**
-     * Everything the class bytes depend on: the key format, backend and Partita versions, a
+     * Everything the class bytes depend on: the key format, a
      * fingerprint of the generator's own classes (any change to the code generation changes it), the
      * JVM version, the vector species the kernels run at, and the expression in full (functions,
      * arguments, attributes as float bits, indices) with the static row length.
      */
-    static byte[] persistentKey(Expr expr, int staticN, String backend) {
+    static byte[] classKey(Expr expr, int staticN) {
         try {
             ByteArrayOutputStream bytes = new ByteArrayOutputStream(256);
             DataOutputStream out = new DataOutputStream(bytes);
             out.writeUTF(KEY_FORMAT);
-            out.writeUTF(backend);
-            out.writeUTF(PARTITA_VERSION);
             out.write(Fingerprint.VALUE);
             out.writeUTF(Runtime.version().toString());
             out.writeUTF(String.valueOf(System.getProperty("java.specification.version")));
@@ -254,6 +294,15 @@ public final class RowKernelGenerator {
         } catch (IOException e) {
             throw new UncheckedIOException(e); // a byte array stream does not fail
         }
+    }
+
+    /**
+     * What generated classes depend on beyond their expressions, for the backend's cache identity: the
+     * generator's fingerprint and the vector species (a blob made at another width never matches).
+     */
+    public static String identity() {
+        return "codegen " + HexFormat.of().formatHex(Fingerprint.VALUE, 0, 16) + " " + VectorMath.S.vectorShape()
+                + "x" + VectorMath.S.length();
     }
 
     /** SHA-256 over the class files generated code depends on, computed once. */

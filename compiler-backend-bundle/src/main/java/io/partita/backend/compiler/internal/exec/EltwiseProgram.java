@@ -24,14 +24,13 @@ public final class EltwiseProgram implements Program {
     private final RowOperands ops;
     private final Expr expr;
     private final RowKernel rowKernel;
-    private final RowKernelGenerator generator;
     private final int slots;
     private final String what;
-    private volatile RowKernel flatKernel;
+    /** The same chain over whole dense chunks (no static row length); asked for at compile so blobs hold it. */
+    private final RowKernel flatKernel;
 
     public EltwiseProgram(CompileRequest request, EltwiseShape shape, RowKernelGenerator generator) {
         this.request = request;
-        this.generator = generator;
         this.what = "partition " + request.partitionId() + " (" + request.pattern() + ")";
         if (request.outputs().size() != 1 || request.outputs().get(0).id() != shape.result().id()) {
             throw new UnsupportedFeatureException(what + ": a fused elementwise chain writes one output");
@@ -46,7 +45,9 @@ public final class EltwiseProgram implements Program {
         }
         expr = b.build(shape.result().id());
         slots = expr.sources();
-        rowKernel = generator.kernel(expr, c > 0 && c < Integer.MAX_VALUE / 8 ? (int) c : 0, what);
+        int staticN = c > 0 && c < Integer.MAX_VALUE / 8 ? (int) c : 0;
+        rowKernel = generator.kernel(expr, staticN, what);
+        flatKernel = staticN == 0 ? rowKernel : generator.kernel(expr, 0, what);
     }
 
     @Override
@@ -68,12 +69,7 @@ public final class EltwiseProgram implements Program {
             flat = bound.dense(k);
         }
         if (flat && dims[last] < CHUNK) {
-            RowKernel k = flatKernel;
-            if (k == null) {
-                k = generator.kernel(expr, 0, what);
-                flatKernel = k;
-            }
-            RowKernel kernel = k;
+            RowKernel kernel = flatKernel;
             long chunks = (total + CHUNK - 1) / CHUNK;
             int tasks = RowOperands.tasks(chunks, CHUNK, pool);
             pool.forEach(tasks, t -> flat(kernel, t * chunks / tasks, (t + 1) * chunks / tasks, total, res, bound));

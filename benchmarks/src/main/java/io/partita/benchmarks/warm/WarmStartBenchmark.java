@@ -1,0 +1,236 @@
+package io.partita.benchmarks.warm;
+
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import io.partita.formats.json.GraphJson;
+import io.partita.graph.CompiledPartition;
+import io.partita.graph.Engine;
+import io.partita.graph.EngineKind;
+import io.partita.graph.Graph;
+import io.partita.graph.GraphRuntime;
+import io.partita.graph.Partition;
+import io.partita.graph.PartitionPolicy;
+
+/**
+ * First compile in a fresh JVM, cold against a warm persistent store ({@code ratio_warm}): per round,
+ * one child process compiles with an empty store directory (generating code and storing its blobs),
+ * a second child compiles the same graph over the same directory (creating the compiled partitions
+ * from the stored blobs). Only the target backend's partition compiles are timed, from the first
+ * call; everything else in the child (JVM start, graph loading, partitioning) is outside the figure.
+ *
+ * <pre>java -jar benchmarks.jar warm [--rounds N] [--examples DIR] [--case NAME]</pre>
+ *
+ * Cases: the graph compiler's attention and gated MLP (generated classes) and the GPU bundle's MLP
+ * (OpenCL programs on PoCL, whose own kernel cache is switched off in the children so that a cold
+ * compile really builds).
+ */
+public final class WarmStartBenchmark {
+    private static final String PREFIX = "WARM";
+    private static final long CHILD_TIMEOUT_MINUTES = 5;
+
+    /** A graph, the engine to compile it for, and the backend whose compiles are timed. */
+    record Case(String name, String file, EngineKind engine, String backend, double target) {
+    }
+
+    static final List<Case> CASES = List.of(
+            new Case("compiler_attention", "mha_dynamic.json", EngineKind.CPU, "compiler", 5),
+            new Case("compiler_gated_mlp", "gated_mlp_dynamic.json", EngineKind.CPU, "compiler", 5),
+            new Case("gpu_mlp", "mlp.json", EngineKind.GPU, "gpu", 10));
+
+    private WarmStartBenchmark() {
+    }
+
+    public static void main(String[] args) throws IOException, InterruptedException {
+        if (args.length > 0 && args[0].equals("child")) {
+            child(args[1], Paths.get(args[2]), EngineKind.valueOf(args[3]), args[4]);
+            return;
+        }
+        int rounds = 5;
+        Path examples = Paths.get("examples");
+        String only = null;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--rounds" -> rounds = Integer.parseInt(value(args, ++i, "--rounds"));
+                case "--examples" -> examples = Paths.get(value(args, ++i, "--examples"));
+                case "--case" -> only = value(args, ++i, "--case");
+                default -> throw new IllegalArgumentException("warm: unknown argument '" + args[i]
+                        + "'; expected --rounds N, --examples DIR, --case NAME");
+            }
+        }
+        if (rounds < 1) {
+            throw new IllegalArgumentException("warm: --rounds must be at least 1, got " + rounds);
+        }
+        if (!Files.isDirectory(examples)) {
+            throw new IllegalArgumentException("warm: no examples folder " + examples.toAbsolutePath()
+                    + " (run from the repository root, or give --examples DIR)");
+        }
+        for (Case c : CASES) {
+            if (only != null && !only.equals(c.name())) {
+                continue;
+            }
+            Path graph = examples.resolve(c.file());
+            long[] cold = new long[rounds];
+            long[] warm = new long[rounds];
+            String detail = "";
+            for (int r = 0; r < rounds; r++) {
+                Path store = Files.createTempDirectory("partita-warm-");
+                try {
+                    Map<String, String> a = runChild(c, graph, store.resolve("cache"));
+                    Map<String, String> b = runChild(c, graph, store.resolve("cache"));
+                    if (!"0".equals(a.get("from_blobs")) || !a.get("partitions").equals(b.get("from_blobs"))) {
+                        throw new IllegalStateException(c.name() + ": expected the first child to compile every "
+                                + "partition and the second to create each from blobs; got " + a + " then " + b);
+                    }
+                    cold[r] = Long.parseLong(a.get("compile_ns"));
+                    warm[r] = Long.parseLong(b.get("compile_ns"));
+                    detail = "partitions=" + a.get("partitions") + " blob_bytes=" + a.get("blob_bytes");
+                } finally {
+                    deleteTree(store);
+                }
+            }
+            double coldMs = median(cold) / 1e6;
+            double warmMs = median(warm) / 1e6;
+            double ratio = coldMs / warmMs;
+            System.out.printf(Locale.ROOT, "warm %-20s cold_ms=%.1f warm_ms=%.1f ratio_warm=%.2f target=%.0f %s"
+                    + " rounds=%d cold_rounds_ms=%s warm_rounds_ms=%s%n", c.name(), coldMs, warmMs, ratio, c.target(),
+                    detail, rounds, ms(cold), ms(warm));
+        }
+    }
+
+    private static String value(String[] args, int i, String option) {
+        if (i >= args.length) {
+            throw new IllegalArgumentException("warm: " + option + " needs a value");
+        }
+        return args[i];
+    }
+
+    /** In the child: loads, partitions and compiles the graph, timing the target backend's compiles. */
+    private static void child(String backend, Path file, EngineKind kind, String caseName) {
+        GraphRuntime rt = GraphRuntime.standalone();
+        Graph g = GraphJson.parse(file).withEngineKind(kind).toGraph(rt);
+        g.finalizeGraph();
+        List<Partition> parts = g.partitions(PartitionPolicy.FUSION);
+        Engine engine = new Engine(kind, 0);
+        long nanos = 0;
+        int target = 0;
+        int fromBlobs = 0;
+        long blobBytes = 0;
+        for (Partition p : parts) {
+            if (!p.backendId().equals(backend)) {
+                continue;
+            }
+            long t0 = System.nanoTime();
+            CompiledPartition cp = p.compile(engine);
+            nanos += System.nanoTime() - t0;
+            target++;
+            if (cp.fromBlobs()) {
+                fromBlobs++;
+            }
+            blobBytes += cp.cacheBlobs().stream().mapToLong(b -> b.length).sum();
+        }
+        if (target == 0) {
+            throw new IllegalStateException(caseName + ": backend " + backend + " claimed none of "
+                    + parts.stream().map(Partition::backendId).toList());
+        }
+        System.out.println(PREFIX + " compile_ns=" + nanos + " partitions=" + target + " from_blobs=" + fromBlobs
+                + " blob_bytes=" + blobBytes);
+    }
+
+    private static Map<String, String> runChild(Case c, Path graph, Path store) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(List.of("--add-modules", "jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED",
+                "--sun-misc-unsafe-memory-access=allow", "-cp", classPath(), WarmStartBenchmark.class.getName(), "child",
+                c.backend(), graph.toString(), c.engine().name(), c.name()));
+        ProcessBuilder pb = new ProcessBuilder(cmd);
+        pb.environment().put("PARTITA_PERSISTENT_CACHE_DIR", store.toString());
+        pb.environment().put("PARTITA_PERSISTENT_CACHE_CAPACITY", "256");
+        pb.environment().put("PARTITA_PERSISTENT_CACHE_ENGINES", "cpu;gpu");
+        pb.environment().put("POCL_KERNEL_CACHE", "0"); // PoCL's own cache would make a cold build warm
+        pb.redirectErrorStream(true);
+        pb.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+        Process p = pb.start();
+        Map<String, String> result = null;
+        List<String> other = new ArrayList<>();
+        try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = r.readLine()) != null) {
+                if (line.startsWith(PREFIX + " ")) {
+                    result = new LinkedHashMap<>();
+                    for (String kv : line.substring(PREFIX.length() + 1).split(" ")) {
+                        String[] f = kv.split("=", 2);
+                        result.put(f[0], f.length > 1 ? f[1] : "");
+                    }
+                } else if (!line.startsWith("WARNING: Using incubator modules") && !line.contains(" INFO ")) {
+                    other.add(line);
+                }
+            }
+        }
+        if (!p.waitFor(CHILD_TIMEOUT_MINUTES, TimeUnit.MINUTES)) {
+            p.destroyForcibly();
+            throw new IllegalStateException(c.name() + ": child timed out after " + CHILD_TIMEOUT_MINUTES + " min");
+        }
+        if (p.exitValue() != 0 || result == null) {
+            throw new IllegalStateException(c.name() + ": child exited " + p.exitValue() + ":\n"
+                    + String.join("\n", other));
+        }
+        return result;
+    }
+
+    /** The shaded benchmarks jar this class was loaded from, or the JVM's class path otherwise. */
+    private static String classPath() {
+        try {
+            var src = WarmStartBenchmark.class.getProtectionDomain().getCodeSource();
+            if (src != null) {
+                File f = new File(src.getLocation().toURI());
+                if (f.isFile()) {
+                    return f.getPath();
+                }
+            }
+        } catch (URISyntaxException | SecurityException e) {
+            // fall through
+        }
+        return System.getProperty("java.class.path");
+    }
+
+    private static double median(long[] v) {
+        long[] s = v.clone();
+        Arrays.sort(s);
+        return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2.0;
+    }
+
+    private static String ms(long[] v) {
+        StringBuilder b = new StringBuilder();
+        for (long x : v) {
+            b.append(b.isEmpty() ? "" : ",").append(String.format(Locale.ROOT, "%.1f", x / 1e6));
+        }
+        return b.toString();
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (var s = Files.walk(dir)) {
+            for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+}
