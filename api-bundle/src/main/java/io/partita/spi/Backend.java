@@ -61,6 +61,14 @@ public interface Backend {
     }
 
     /**
+     * Whether this backend's kernels give {@linkplain Kernel#cacheBlobs() cache blobs}: only then does
+     * the runtime look its partitions up in the persistent store (a lookup is file-system work).
+     */
+    default boolean givesCacheBlobs() {
+        return false;
+    }
+
+    /**
      * Compiles from blobs an earlier {@link Kernel#cacheBlobs()} of this backend gave for an equal
      * request (the runtime has checked the blob id and the seal), skipping code generation. A backend
      * that gives no blobs keeps the default.

@@ -63,6 +63,11 @@ public abstract class ForwardingBackend implements Backend {
     }
 
     @Override
+    public boolean givesCacheBlobs() {
+        return delegate.givesCacheBlobs();
+    }
+
+    @Override
     public Kernel compileFromBlobs(CompileRequest request, List<byte[]> blobs) {
         return delegate.compileFromBlobs(request, blobs);
     }

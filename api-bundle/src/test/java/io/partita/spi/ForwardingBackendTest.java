@@ -68,6 +68,12 @@ class ForwardingBackendTest {
         }
 
         @Override
+        public boolean givesCacheBlobs() {
+            calls.add("givesCacheBlobs");
+            return true;
+        }
+
+        @Override
         public Kernel compileFromBlobs(CompileRequest request, List<byte[]> blobs) {
             calls.add("compileFromBlobs " + blobs.size());
             return null;
@@ -97,10 +103,11 @@ class ForwardingBackendTest {
         assertSame(r.claims, f.claim(null, PartitionPolicy.DEBUG));
         f.compile(null);
         assertEquals("dev", f.cacheIdentity(null));
+        assertEquals(true, f.givesCacheBlobs());
         f.compileFromBlobs(null, List.of(new byte[1]));
         f.setThreads(3);
         f.close();
         assertEquals(List.of("id", "version", "engineKinds", "description", "defaultRank", "claim DEBUG", "compile",
-                "cacheIdentity", "compileFromBlobs 1", "setThreads 3", "close"), r.calls);
+                "cacheIdentity", "givesCacheBlobs", "compileFromBlobs 1", "setThreads 3", "close"), r.calls);
     }
 }

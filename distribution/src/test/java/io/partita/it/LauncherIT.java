@@ -26,15 +26,19 @@ public class LauncherIT {
 
     static Run partitaWithJavaOpts(String javaOpts, String stdin, String... args)
             throws IOException, InterruptedException {
+        return partitaWithEnv(javaOpts == null ? java.util.Map.of() : java.util.Map.of("PARTITA_JAVA_OPTS", javaOpts),
+                stdin, args);
+    }
+
+    static Run partitaWithEnv(java.util.Map<String, String> env, String stdin, String... args)
+            throws IOException, InterruptedException {
         Path home = ContainerSupport.home().toAbsolutePath();
         List<String> cmd = new ArrayList<>();
         cmd.add(home.resolve("bin/partita").toString());
         cmd.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
         pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
-        if (javaOpts != null) {
-            pb.environment().put("PARTITA_JAVA_OPTS", javaOpts);
-        }
+        pb.environment().putAll(env);
         Process p = pb.start();
         if (stdin != null) {
             p.getOutputStream().write(stdin.getBytes(StandardCharsets.UTF_8));
@@ -85,6 +89,62 @@ public class LauncherIT {
             assertTrue(off.out, off.out.contains("matmul kernel 'fastest': expected auto, tiled or rows"));
         } finally {
             Files.deleteIfExists(cfg);
+        }
+    }
+
+    /**
+     * The persistent store through the launcher: the first process compiles the graph compiler's
+     * attention and stores its blobs, the second creates it from them, a damaged entry is named at the
+     * end of the run and replaced; and a startup cache recorded by train-startup is used by later runs.
+     */
+    @Test
+    public void storedBlobsServeTheNextProcessAndTheStartupCacheIsUsed() throws Exception {
+        Path dir = Files.createTempDirectory("partita-it-store");
+        java.util.Map<String, String> env = java.util.Map.of("PARTITA_PERSISTENT_CACHE_DIR",
+                dir.resolve("cache").toString(), "PARTITA_PERSISTENT_CACHE_CAPACITY", "64",
+                "PARTITA_PERSISTENT_CACHE_ENGINES", "cpu;gpu", "PARTITA_STARTUP_CACHE_DIR", dir.resolve("startup").toString());
+        String graph = example("attention.json").toString();
+        try {
+            Run first = partitaWithEnv(env, null, "run", graph, "--iterations", "2");
+            assertEquals(first.out, 0, first.code);
+            assertTrue(first.out, first.out.contains("persistent cache: 0 of 5 partitions created from stored blobs, "
+                    + "1 compiled with blobs to store"));
+            // only the compiler's partition is looked up: the DNNL-style backend gives no blobs
+            assertTrue(first.out, first.out.contains("hits 0, misses 1, stores 1, rejects 0"));
+            Run second = partitaWithEnv(env, null, "run", graph, "--iterations", "2", "--check");
+            assertEquals(second.out, 0, second.code);
+            assertTrue(second.out, second.out.contains("persistent cache: 1 of 5 partitions created from stored blobs, 0 compiled"));
+            assertTrue(second.out, second.out.contains("check: all 1 outputs match the reference backend"));
+            Path kernelBin;
+            try (java.util.stream.Stream<Path> files = Files.walk(dir.resolve("cache"))) {
+                kernelBin = files.filter(f -> f.getFileName().toString().equals("kernel.bin")).findFirst().orElseThrow();
+            }
+            byte[] b = Files.readAllBytes(kernelBin);
+            b[b.length / 2] ^= 0x40;
+            Files.write(kernelBin, b);
+            Run third = partitaWithEnv(env, null, "run", graph, "--iterations", "2", "--check");
+            assertEquals(third.out, 0, third.code);
+            assertTrue(third.out, third.out.contains("0 of 5 partitions created from stored blobs, 1 compiled"));
+            assertTrue(third.out, third.out.contains("rejected entry " + kernelBin.getParent() + ": checksum"));
+            assertTrue(third.out, third.out.contains("check: all 1 outputs match the reference backend"));
+
+            Run train = partitaWithEnv(env, null, "train-startup", example("mlp.json").toString(), "--iterations", "2");
+            assertEquals(train.out, 0, train.code);
+            assertTrue(train.out, train.out.contains("partita: startup cache " + dir.resolve("startup")));
+            java.util.Map<String, String> logged = new java.util.HashMap<>(env);
+            logged.put("PARTITA_JAVA_OPTS", "-Xlog:aot=info");
+            Run used = partitaWithEnv(logged, null, "backends");
+            assertEquals(used.out, 0, used.code);
+            assertTrue(used.out, used.out.contains("Opened AOT cache " + dir.resolve("startup")));
+            logged.put("PARTITA_STARTUP_CACHE", "off");
+            Run off = partitaWithEnv(logged, null, "backends");
+            assertTrue(off.out, !off.out.contains("Opened AOT cache"));
+        } finally {
+            try (java.util.stream.Stream<Path> files = Files.walk(dir)) {
+                for (Path f : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                    Files.deleteIfExists(f);
+                }
+            }
         }
     }
 

@@ -201,7 +201,7 @@ final class PartitionImpl implements Partition {
     private CompiledPartitionImpl compileWith(CompileRequestImpl request) {
         PersistentCache store = graph.runtime().caches().persistentCache();
         DeviceKind kind = DeviceKind.fromSpelling(request.engine().kind().spelling());
-        if (store == null || !store.enabled(kind)) {
+        if (store == null || !backend.backend().givesCacheBlobs() || !store.enabled(kind)) {
             return compileFromScratch(request, null);
         }
         byte[] id = CacheBlobs.id(backend, request);

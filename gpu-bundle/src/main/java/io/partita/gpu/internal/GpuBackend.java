@@ -173,6 +173,11 @@ public final class GpuBackend implements Backend {
         }
     }
 
+    @Override
+    public boolean givesCacheBlobs() {
+        return true;
+    }
+
     /** The device and driver the programs of engine gpu.N were built for (part of every cache blob id). */
     @Override
     public String cacheIdentity(io.partita.graph.Engine engine) {

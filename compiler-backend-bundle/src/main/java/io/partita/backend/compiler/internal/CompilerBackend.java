@@ -199,6 +199,11 @@ public final class CompilerBackend implements Backend {
     }
 
     @Override
+    public boolean givesCacheBlobs() {
+        return true;
+    }
+
+    @Override
     public String cacheIdentity(io.partita.graph.Engine engine) {
         return RowKernelGenerator.identity();
     }
