@@ -34,7 +34,11 @@ import io.partita.graph.PartitionPolicy;
  * from the stored blobs). Only the target backend's partition compiles are timed, from the first
  * call; everything else in the child (JVM start, graph loading, partitioning) is outside the figure.
  *
- * <pre>java -jar benchmarks.jar warm [--rounds N] [--examples DIR] [--case NAME]</pre>
+ * <pre>java -jar benchmarks.jar warm [--rounds N] [--examples DIR] [--case NAME] [--aot]</pre>
+ *
+ * With {@code --aot} every child also starts from a JDK AOT cache (what {@code partita train-startup}
+ * gives a deployment), recorded first by a training child of the same case over a throwaway store:
+ * the figures then show the store's effect once class loading and linking are out of both sides.
  *
  * Cases: the graph compiler's attention and gated MLP (generated classes) and the GPU bundle's MLP
  * (OpenCL programs on PoCL, whose own kernel cache is switched off in the children so that a cold
@@ -64,13 +68,15 @@ public final class WarmStartBenchmark {
         int rounds = 5;
         Path examples = Paths.get("examples");
         String only = null;
+        boolean aot = false;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--rounds" -> rounds = Integer.parseInt(value(args, ++i, "--rounds"));
                 case "--examples" -> examples = Paths.get(value(args, ++i, "--examples"));
                 case "--case" -> only = value(args, ++i, "--case");
+                case "--aot" -> aot = true;
                 default -> throw new IllegalArgumentException("warm: unknown argument '" + args[i]
-                        + "'; expected --rounds N, --examples DIR, --case NAME");
+                        + "'; expected --rounds N, --examples DIR, --case NAME, --aot");
             }
         }
         if (rounds < 1) {
@@ -85,14 +91,26 @@ public final class WarmStartBenchmark {
                 continue;
             }
             Path graph = examples.resolve(c.file());
+            Path aotFile = null;
+            if (aot) {
+                Path training = Files.createTempDirectory("partita-warm-aot-");
+                aotFile = training.resolve("child.aot");
+                runChild(c, graph, training.resolve("cache"), List.of("-XX:AOTCacheOutput=" + aotFile,
+                        "-Xlog:aot=error", "-Xlog:cds=error"));
+                if (!Files.isRegularFile(aotFile)) {
+                    throw new IllegalStateException(c.name() + ": the training child wrote no AOT cache " + aotFile);
+                }
+            }
+            List<String> jvm = aotFile == null ? List.of()
+                    : List.of("-XX:AOTCache=" + aotFile, "-Xlog:aot=error", "-Xlog:cds=error");
             long[] cold = new long[rounds];
             long[] warm = new long[rounds];
             String detail = "";
             for (int r = 0; r < rounds; r++) {
                 Path store = Files.createTempDirectory("partita-warm-");
                 try {
-                    Map<String, String> a = runChild(c, graph, store.resolve("cache"));
-                    Map<String, String> b = runChild(c, graph, store.resolve("cache"));
+                    Map<String, String> a = runChild(c, graph, store.resolve("cache"), jvm);
+                    Map<String, String> b = runChild(c, graph, store.resolve("cache"), jvm);
                     if (!"0".equals(a.get("from_blobs")) || !a.get("partitions").equals(b.get("from_blobs"))) {
                         throw new IllegalStateException(c.name() + ": expected the first child to compile every "
                                 + "partition and the second to create each from blobs; got " + a + " then " + b);
@@ -104,11 +122,14 @@ public final class WarmStartBenchmark {
                     deleteTree(store);
                 }
             }
+            if (aotFile != null) {
+                deleteTree(aotFile.getParent());
+            }
             double coldMs = median(cold) / 1e6;
             double warmMs = median(warm) / 1e6;
             double ratio = coldMs / warmMs;
-            System.out.printf(Locale.ROOT, "warm %-20s cold_ms=%.1f warm_ms=%.1f ratio_warm=%.2f target=%.0f %s"
-                    + " rounds=%d cold_rounds_ms=%s warm_rounds_ms=%s%n", c.name(), coldMs, warmMs, ratio, c.target(),
+            System.out.printf(Locale.ROOT, "warm %-20s%s cold_ms=%.1f warm_ms=%.1f ratio_warm=%.2f target=%.0f %s"
+                    + " rounds=%d cold_rounds_ms=%s warm_rounds_ms=%s%n", c.name(), aot ? " aot=on" : "", coldMs, warmMs, ratio, c.target(),
                     detail, rounds, ms(cold), ms(warm));
         }
     }
@@ -152,9 +173,11 @@ public final class WarmStartBenchmark {
                 + " blob_bytes=" + blobBytes);
     }
 
-    private static Map<String, String> runChild(Case c, Path graph, Path store) throws IOException, InterruptedException {
+    private static Map<String, String> runChild(Case c, Path graph, Path store, List<String> jvm)
+            throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>();
         cmd.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(jvm);
         cmd.addAll(List.of("--add-modules", "jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED",
                 "--sun-misc-unsafe-memory-access=allow", "-cp", classPath(), WarmStartBenchmark.class.getName(), "child",
                 c.backend(), graph.toString(), c.engine().name(), c.name()));
@@ -177,7 +200,8 @@ public final class WarmStartBenchmark {
                         String[] f = kv.split("=", 2);
                         result.put(f[0], f.length > 1 ? f[1] : "");
                     }
-                } else if (!line.startsWith("WARNING: Using incubator modules") && !line.contains(" INFO ")) {
+                } else if (!line.startsWith("WARNING: Using incubator modules") && !line.contains(" INFO ")
+                        && !line.startsWith("Picked up JAVA_TOOL_OPTIONS")) {
                     other.add(line);
                 }
             }

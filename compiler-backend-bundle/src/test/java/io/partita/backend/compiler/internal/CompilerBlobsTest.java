@@ -139,6 +139,53 @@ class CompilerBlobsTest {
         assertArrayEquals(run(a, 9), run(b, 9), 0f);
     }
 
+    /**
+     * Six "processes" (fresh caches and backends) over one store compile the same partition at once,
+     * each also from several threads: every compile succeeds and computes the same, one entry results
+     * and nothing is rejected (stores race; the store keeps the first entry).
+     */
+    @Test
+    void manyRuntimesOverOneStoreCompileTheSamePartitionAtOnce() throws Exception {
+        Path dir = tmp.resolve("store");
+        float[] expected = run(Process.fresh(null).mlp(DYNAMIC_DIM).compile(Engine.cpu()), 7);
+        java.util.concurrent.ExecutorService ex = java.util.concurrent.Executors.newFixedThreadPool(12);
+        try {
+            List<Process> processes = new ArrayList<>();
+            for (int i = 0; i < 6; i++) {
+                processes.add(Process.fresh(dir));
+            }
+            java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(12);
+            List<java.util.concurrent.Future<CompiledPartition>> fs = new ArrayList<>();
+            for (int t = 0; t < 12; t++) {
+                Process p = processes.get(t % 6);
+                fs.add(ex.submit(() -> {
+                    Partition part = p.mlp(DYNAMIC_DIM);
+                    start.await();
+                    return part.compile(Engine.cpu());
+                }));
+            }
+            int fromBlobs = 0;
+            for (java.util.concurrent.Future<CompiledPartition> f : fs) {
+                CompiledPartition cp = f.get(120, java.util.concurrent.TimeUnit.SECONDS);
+                fromBlobs += cp.fromBlobs() ? 1 : 0;
+                assertArrayEquals(expected, run(cp, 7), 0f);
+            }
+            long entries = 0;
+            long rejected = 0;
+            for (Process p : processes) {
+                PersistentCacheStats st = p.caches().persistentCache().stats();
+                entries = st.entries();
+                rejected += st.rejected();
+            }
+            assertEquals(1, entries, "one partition, one entry");
+            assertEquals(0, rejected, "no process saw a half-written entry");
+            assertTrue(fromBlobs <= 10, "at least one process compiled: " + fromBlobs);
+            assertTrue(Process.fresh(dir).mlp(DYNAMIC_DIM).compile(Engine.cpu()).fromBlobs(), "a later process loads");
+        } finally {
+            ex.shutdownNow();
+        }
+    }
+
     /** An intact entry (the store's checksum passes) whose class the JVM refuses: removed, compiled, replaced. */
     @Test
     void anEntryTheBackendRefusesIsReplacedByAFreshCompile() {
