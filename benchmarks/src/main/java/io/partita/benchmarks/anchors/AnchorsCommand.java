@@ -4,7 +4,6 @@ import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -416,7 +415,7 @@ public final class AnchorsCommand {
         }
         cmd.addAll(extraJvmArgs);
         cmd.add("-cp");
-        cmd.add(classPath());
+        cmd.add(io.partita.benchmarks.Backends.classPath());
         cmd.add(ChildMain.class.getName());
         cmd.add(contender);
         cmd.add(caseName);
@@ -426,22 +425,6 @@ public final class AnchorsCommand {
         cmd.add(Double.toString(warmup));
         cmd.add(Integer.toString(minIters));
         return cmd;
-    }
-
-    /** The shaded benchmarks jar this class was loaded from, or the JVM's class path otherwise. */
-    private static String classPath() {
-        try {
-            var src = AnchorsCommand.class.getProtectionDomain().getCodeSource();
-            if (src != null) {
-                File f = new File(src.getLocation().toURI());
-                if (f.isFile()) {
-                    return f.getPath();
-                }
-            }
-        } catch (URISyntaxException | SecurityException e) {
-            // fall through
-        }
-        return System.getProperty("java.class.path");
     }
 
     private ChildOutput runChild(String contender, Case c, String mode) throws IOException, InterruptedException {

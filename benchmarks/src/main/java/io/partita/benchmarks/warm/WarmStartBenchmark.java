@@ -4,7 +4,6 @@ import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -179,7 +178,7 @@ public final class WarmStartBenchmark {
         cmd.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(jvm);
         cmd.addAll(List.of("--add-modules", "jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED",
-                "--sun-misc-unsafe-memory-access=allow", "-cp", classPath(), WarmStartBenchmark.class.getName(), "child",
+                "--sun-misc-unsafe-memory-access=allow", "-cp", io.partita.benchmarks.Backends.classPath(), WarmStartBenchmark.class.getName(), "child",
                 c.backend(), graph.toString(), c.engine().name(), c.name()));
         ProcessBuilder pb = new ProcessBuilder(cmd);
         pb.environment().put("PARTITA_PERSISTENT_CACHE_DIR", store.toString());
@@ -215,22 +214,6 @@ public final class WarmStartBenchmark {
                     + String.join("\n", other));
         }
         return result;
-    }
-
-    /** The shaded benchmarks jar this class was loaded from, or the JVM's class path otherwise. */
-    private static String classPath() {
-        try {
-            var src = WarmStartBenchmark.class.getProtectionDomain().getCodeSource();
-            if (src != null) {
-                File f = new File(src.getLocation().toURI());
-                if (f.isFile()) {
-                    return f.getPath();
-                }
-            }
-        } catch (URISyntaxException | SecurityException e) {
-            // fall through
-        }
-        return System.getProperty("java.class.path");
     }
 
     private static double median(long[] v) {

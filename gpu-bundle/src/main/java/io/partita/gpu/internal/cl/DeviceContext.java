@@ -108,9 +108,7 @@ public final class DeviceContext implements AutoCloseable {
             }
             List<byte[]> out = new java.util.ArrayList<>(used.size());
             for (Map.Entry<String, byte[]> e : used.entrySet()) {
-                byte[] key = java.util.HexFormat.of().parseHex(e.getKey());
-                out.add(java.nio.ByteBuffer.allocate(4 + key.length + e.getValue().length).putInt(key.length).put(key)
-                        .put(e.getValue()).array());
+                out.add(io.partita.spi.KeyedBlobs.encode(java.util.HexFormat.of().parseHex(e.getKey()), e.getValue()));
             }
             return out;
         }
@@ -165,18 +163,11 @@ public final class DeviceContext implements AutoCloseable {
      * @throws BlobRefusedException naming a blob that is not {@code int keyLength, key, binary}
      */
     public Session replay(List<byte[]> blobs) {
-        Map<String, byte[]> offered = new java.util.HashMap<>();
-        for (int i = 0; i < blobs.size(); i++) {
-            byte[] b = blobs.get(i);
-            int keyLength = b.length < 4 ? -1 : java.nio.ByteBuffer.wrap(b).getInt();
-            if (keyLength != 32 || b.length <= 4 + keyLength) {
-                throw new BlobRefusedException("blob " + i + " of " + blobs.size() + " (" + b.length
-                        + " bytes) is not a program binary (key length " + keyLength + ", expected 32)");
-            }
-            offered.put(java.util.HexFormat.of().formatHex(b, 4, 4 + keyLength),
-                    java.util.Arrays.copyOfRange(b, 4 + keyLength, b.length));
+        try {
+            return new Session(io.partita.spi.KeyedBlobs.decode(blobs, 32, "program binary"));
+        } catch (IllegalArgumentException e) {
+            throw new BlobRefusedException(e.getMessage());
         }
-        return new Session(offered);
     }
 
     /**

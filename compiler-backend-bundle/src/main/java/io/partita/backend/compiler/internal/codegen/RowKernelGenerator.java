@@ -132,7 +132,7 @@ public final class RowKernelGenerator {
         public List<byte[]> blobs() {
             List<byte[]> out = new java.util.ArrayList<>(used.size());
             for (java.util.Map.Entry<String, byte[]> e : used.entrySet()) {
-                out.add(encode(HexFormat.of().parseHex(e.getKey()), e.getValue()));
+                out.add(io.partita.spi.KeyedBlobs.encode(HexFormat.of().parseHex(e.getKey()), e.getValue()));
             }
             return out;
         }
@@ -163,23 +163,11 @@ public final class RowKernelGenerator {
      * @throws BlobRefusedException naming a blob that is not {@code int keyLength, key, class bytes}
      */
     public Session replay(List<byte[]> blobs) {
-        java.util.Map<String, byte[]> offered = new java.util.HashMap<>();
-        for (int i = 0; i < blobs.size(); i++) {
-            byte[] b = blobs.get(i);
-            int keyLength = b.length < 4 ? -1 : java.nio.ByteBuffer.wrap(b).getInt();
-            if (keyLength < 0 || keyLength > b.length - 4) {
-                throw new BlobRefusedException("blob " + i + " of " + blobs.size() + " (" + b.length
-                        + " bytes) is not a generated class (key length " + keyLength + ")", null);
-            }
-            offered.put(HexFormat.of().formatHex(b, 4, 4 + keyLength),
-                    java.util.Arrays.copyOfRange(b, 4 + keyLength, b.length));
+        try {
+            return new Session(io.partita.spi.KeyedBlobs.decode(blobs, -1, "generated class"));
+        } catch (IllegalArgumentException e) {
+            throw new BlobRefusedException(e.getMessage(), null);
         }
-        return new Session(offered);
-    }
-
-    private static byte[] encode(byte[] classKey, byte[] bytes) {
-        return java.nio.ByteBuffer.allocate(4 + classKey.length + bytes.length).putInt(classKey.length).put(classKey)
-                .put(bytes).array();
     }
 
     /**
