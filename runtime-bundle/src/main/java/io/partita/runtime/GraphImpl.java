@@ -32,6 +32,15 @@ final class GraphImpl implements Graph {
     private final FpMathMode fpMathMode;
     private final boolean applyToInt;
     private final Map<Long, Op> added = new LinkedHashMap<>();
+    /** Claims whose compile failed (backend id and op ids -> why): later partitionings leave them out. */
+    private final Map<RefusedClaim, String> refused = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** A backend's claim on exactly these ops. */
+    record RefusedClaim(String backendId, Set<Long> opIds) {
+        RefusedClaim {
+            opIds = Set.copyOf(opIds);
+        }
+    }
     private volatile Finalized finalized;
 
     /** The state a successful finalization produces; assigned at once so a failure changes nothing. */
@@ -276,6 +285,19 @@ final class GraphImpl implements Graph {
 
     RuntimeCore runtime() {
         return runtime;
+    }
+
+    /**
+     * Remembers that the backend could not compile its claim on these ops, so that partitioning this
+     * graph again gives them to the other backends (the reference backend last).
+     */
+    void refuseClaim(String backendId, java.util.Collection<Long> opIds, String why) {
+        refused.put(new RefusedClaim(backendId, Set.copyOf(opIds)), why);
+    }
+
+    /** Why the backend's claim on these ops was refused, or null. */
+    String refusal(String backendId, Set<Long> opIds) {
+        return refused.isEmpty() ? null : refused.get(new RefusedClaim(backendId, opIds));
     }
 
     @Override

@@ -67,6 +67,10 @@ final class Partitioner {
             }
             for (Claim c : claims == null ? List.<Claim>of() : claims) {
                 String problem = check(c, claimed, policy);
+                String refusal = problem == null ? graph.refusal(h.id(), c.opIds()) : null;
+                if (refusal != null) {
+                    problem = "its compile failed before (" + refusal + ")";
+                }
                 if (problem == null) {
                     problem = contracted.cycleWitness(c.opIds(), assignments);
                 }

@@ -90,7 +90,7 @@ public final class CompilerBackend implements Backend {
         RowKernelGenerator.Stats s = generator.stats();
         return "generated " + s.generated() + " classes, loaded " + s.loaded() + " from cache blobs, "
                 + s.bytes() + " bytes in " + s.nanos() / 1_000_000 + " ms"
-                + (s.fallbacks() > 0 ? ", " + s.fallbacks() + " interpreted" : "");
+                + (s.rejected() > 0 ? ", " + s.rejected() + " rejected by the JVM" : "");
     }
 
     @Override

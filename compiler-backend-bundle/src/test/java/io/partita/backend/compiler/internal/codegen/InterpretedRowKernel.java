@@ -5,10 +5,7 @@ import java.util.List;
 import io.partita.backend.compiler.internal.expr.Expr;
 import jdk.incubator.vector.FloatVector;
 
-/**
- * Walks the expression per vector: what a partition runs when its generated class could not be
- * defined (the code generator's safety net, and the generated code's oracle in tests).
- */
+/** Walks the expression per vector: the generated code's oracle in tests. */
 public final class InterpretedRowKernel implements RowKernel {
     private final Expr.Node[] nodes;
 
