@@ -44,8 +44,8 @@ import java.util.concurrent.TimeUnit;
  * {@code ratio_vs_ort}, with each contender's p99 and first-inference latency next to the median.
  * In every round each contender writes its output, and Partita's is compared with ONNX Runtime's
  * ({@link #compareOutputs}: {@value #NET_RTOL} relative plus {@value #NET_ATOL} of the largest
- * output magnitude); a mismatch is printed on the line and under "problems" and makes the command
- * exit with status 1.
+ * output magnitude); a mismatch, or a round in which either produced no output, is printed on the
+ * line and under "problems" and makes the command exit with status 1.
  *
  * <p>{@code --jvm-arg} passes an option to every child JVM (e.g. {@code -XX:UseAVX=2} or
  * {@code -XX:MaxVectorSize=16}, which make Partita's Vector API kernels run as on an AVX2 laptop or
@@ -258,13 +258,20 @@ public final class AnchorsCommand {
                 }
                 Path mine = outputFiles.get(Contenders.PARTITA);
                 Path theirs = outputFiles.get(Contenders.ORT);
-                if (mine != null && theirs != null && Files.exists(mine) && Files.exists(theirs)) {
-                    OutputCheck check = compareOutputs(readFloats(mine), readFloats(theirs));
-                    checks.get(c.name()).add(check);
+                if (mine != null && theirs != null) {
                     String where = c.name() + (rounds > 1 ? " (round " + (round + 1) + ")" : "");
+                    OutputCheck check;
+                    if (Files.exists(mine) && Files.exists(theirs)) {
+                        check = compareOutputs(readFloats(mine), readFloats(theirs));
+                    } else {
+                        // a contender failed: nothing shows that Partita computes the network right
+                        check = OutputCheck.failed("NOT COMPARED: " + (Files.exists(mine) ? "ort" : "partita")
+                                + " produced no output (see its error)");
+                    }
+                    checks.get(c.name()).add(check);
                     System.err.println("[anchors] " + where + ": partita vs ort " + check.describe());
                     if (!check.matches()) {
-                        problems.add(where + ": partita's output does not match ort's: " + check.describe());
+                        problems.add(where + ": partita's output against ort's: " + check.describe());
                     }
                 }
             }
@@ -283,7 +290,7 @@ public final class AnchorsCommand {
             if (!cs.isEmpty()) {
                 OutputCheck worst = cs.stream().max(java.util.Comparator.comparingDouble(OutputCheck::worstRatio)).get();
                 line += worst.matches() ? String.format(Locale.ROOT, " | outputs match ort (worst %.2g of the tolerance)",
-                        worst.worstRatio()) : " | OUTPUT MISMATCH vs ort: " + worst.describe();
+                        worst.worstRatio()) : " | OUTPUTS DO NOT MATCH ort: " + worst.describe();
             }
             System.out.println(line);
         }
@@ -306,7 +313,8 @@ public final class AnchorsCommand {
             problems.forEach(p -> System.out.println("  " + p));
         }
         if (mismatch) {
-            System.out.println("anchors: FAILED: Partita's output does not match ONNX Runtime's on a network case");
+            System.out.println("anchors: FAILED: Partita's output does not match ONNX Runtime's on a network case"
+                    + " (or one of them produced none)");
         }
         return mismatch ? 1 : 0;
     }
@@ -317,6 +325,10 @@ public final class AnchorsCommand {
      * error over its allowance (a match is at most 1); NaN or a length difference never matches.
      */
     record OutputCheck(int size, double maxAbsErr, int worstIndex, double worstRatio, double refMaxAbs, String failure) {
+        static OutputCheck failed(String why) {
+            return new OutputCheck(0, Double.NaN, -1, Double.POSITIVE_INFINITY, Double.NaN, why);
+        }
+
         boolean matches() {
             return failure == null && worstRatio <= 1;
         }
@@ -333,14 +345,12 @@ public final class AnchorsCommand {
 
     static OutputCheck compareOutputs(float[] x, float[] ref) {
         if (x.length != ref.length) {
-            return new OutputCheck(x.length, Double.NaN, -1, Double.POSITIVE_INFINITY, Double.NaN,
-                    "MISMATCH: " + x.length + " values against ort's " + ref.length);
+            return OutputCheck.failed("MISMATCH: " + x.length + " values against ort's " + ref.length);
         }
         double refMax = 0;
         for (float r : ref) {
             if (!Float.isFinite(r)) {
-                return new OutputCheck(x.length, Double.NaN, -1, Double.POSITIVE_INFINITY, Double.NaN,
-                        "MISMATCH: ort's output is not finite (" + r + ")");
+                return OutputCheck.failed("MISMATCH: ort's output is not finite (" + r + ")");
             }
             refMax = Math.max(refMax, Math.abs(r));
         }

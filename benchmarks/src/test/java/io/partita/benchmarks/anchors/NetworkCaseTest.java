@@ -59,6 +59,9 @@ class NetworkCaseTest {
         assertFalse(AnchorsCommand.compareOutputs(new float[] {1}, new float[] {1, 2}).matches());
         assertFalse(AnchorsCommand.compareOutputs(new float[] {1, 2}, new float[] {1, Float.POSITIVE_INFINITY}).matches());
         assertTrue(AnchorsCommand.compareOutputs(new float[] {0, 0}, new float[] {0, 0}).matches());
+        AnchorsCommand.OutputCheck none = AnchorsCommand.OutputCheck.failed("NOT COMPARED: partita produced no output");
+        assertFalse(none.matches());
+        assertEquals("NOT COMPARED: partita produced no output", none.describe());
     }
 
     @Test
