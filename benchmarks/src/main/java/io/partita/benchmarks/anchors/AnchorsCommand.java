@@ -29,8 +29,8 @@ import java.util.concurrent.TimeUnit;
  *      [--cache-dir DIR] [--jvm-arg ARG]... [--onednn-max-isa ISA]
  * </pre>
  * {@code --cases} takes kinds ({@code matmul}, {@code conv}, {@code mlp}, {@code network}) or exact
- * case names (e.g. {@code matmul_64x1024x1024}, {@code resnet50}, {@code bert_layer}). {@code --rounds N} repeats the whole sequence N times,
- * rotating the contenders' order, and reports the median of the per-round medians (of the rounds
+ * case names (e.g. {@code matmul_64x1024x1024}, {@code resnet50}, {@code bert_layer}).
+ * {@code --rounds N} repeats the whole sequence N times, rotating the contenders' order, and reports the median of the per-round medians (of the rounds
  * not disturbed by other processes, if any) with their range: on a shared or virtual machine this is steadier than one longer run. A measurement during
  * which other processes kept more than {@value #BUSY} cores busy (seen through {@code /proc}) is
  * repeated up to {@code --busy-retries} times (default 2), keeping the least disturbed; those still
