@@ -25,6 +25,8 @@ import io.partita.benchmarks.primitive.PrimitiveCreationBenchmark;
  * compiler's dynamic-shape sweep and fused attention ({@link io.partita.benchmarks.dynamic.DynamicShapesBenchmark});
  * {@code acl} the ACL-style backend's cached against on-demand memory manager on a conv and a BERT stack
  * ({@link io.partita.benchmarks.acl.AclBenchmark});
+ * {@code models OUTDIR} writes the network models the anchors run (ResNet-50, a BERT-base layer) as ONNX files
+ * ({@link io.partita.benchmarks.models.ModelsCommand});
  * {@code memo} the host time per execute with and without memoized recordings
  * ({@link io.partita.benchmarks.memo.MemoBenchmark}); {@code warm} the first compile in a fresh JVM, cold
  * against the warm persistent store ({@link io.partita.benchmarks.warm.WarmStartBenchmark}); {@code probe NAME
@@ -39,6 +41,9 @@ public final class Main {
     public static void main(String[] args) throws RunnerException, java.io.IOException, InterruptedException {
         if (args.length > 0 && args[0].equals("anchors")) {
             System.exit(AnchorsCommand.run(java.util.Arrays.copyOfRange(args, 1, args.length)));
+        }
+        if (args.length > 0 && args[0].equals("models")) {
+            System.exit(io.partita.benchmarks.models.ModelsCommand.run(java.util.Arrays.copyOfRange(args, 1, args.length)));
         }
         if (args.length > 1 && args[0].equals("probe")) {
             probe(args[1], java.util.Arrays.copyOfRange(args, 2, args.length));

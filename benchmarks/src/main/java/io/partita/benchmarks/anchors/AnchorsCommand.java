@@ -23,19 +23,28 @@ import java.util.concurrent.TimeUnit;
  * result exists.
  *
  * <pre>
- * java -jar benchmarks/target/benchmarks.jar anchors [--cases matmul,conv,mlp] [--contenders onednn,ort,...]
+ * java -jar benchmarks/target/benchmarks.jar anchors [--cases matmul,conv,mlp,network] [--contenders onednn,ort,...]
  *      [--threads 2] [--min-time 1.0] [--warmup 3.0] [--min-iters 20] [--rounds 1] [--busy-retries 2] [--verify]
  *      [--cache-dir DIR] [--jvm-arg ARG]... [--onednn-max-isa ISA]
  * </pre>
- * {@code --cases} takes kinds ({@code matmul}, {@code conv}, {@code mlp}) or exact case names
- * (e.g. {@code matmul_64x1024x1024}). {@code --rounds N} repeats the whole sequence N times,
- * rotating the contenders' order, and reports the median of the per-round medians (of the rounds
+ * {@code --cases} takes kinds ({@code matmul}, {@code conv}, {@code mlp}, {@code network}) or exact
+ * case names (e.g. {@code matmul_64x1024x1024}, {@code resnet50}, {@code bert_layer}).
+ * {@code --rounds N} repeats the whole sequence N times, rotating the contenders' order, and reports the median of the per-round medians (of the rounds
  * not disturbed by other processes, if any) with their range: on a shared or virtual machine this is steadier than one longer run. A measurement during
  * which other processes kept more than {@value #BUSY} cores busy (seen through {@code /proc}) is
  * repeated up to {@code --busy-retries} times (default 2), keeping the least disturbed; those still
  * disturbed are listed under "problems". {@code --verify} runs each contender once per case instead
  * of timing it and checks sampled outputs against a double-precision reference computed here and
  * against each other; it exits with status 1 if any check fails.
+ *
+ * <p>The network cases ({@code resnet50}, {@code bert_layer}: {@link Case.Network}) are whole ONNX
+ * models: Partita imports and runs them as {@code partita run} does, ONNX Runtime loads the same
+ * bytes; the onednn contender skips them ({@link Contenders#runs}), so their lines carry only
+ * {@code ratio_vs_ort}, with each contender's p99 and first-inference latency next to the median.
+ * In every round each contender writes its output, and Partita's is compared with ONNX Runtime's
+ * ({@link #compareOutputs}: {@value #NET_RTOL} relative plus {@value #NET_ATOL} of the largest
+ * output magnitude); a mismatch, or a round in which either produced no output, is printed on the
+ * line and under "problems" and makes the command exit with status 1.
  *
  * <p>{@code --jvm-arg} passes an option to every child JVM (e.g. {@code -XX:UseAVX=2} or
  * {@code -XX:MaxVectorSize=16}, which make Partita's Vector API kernels run as on an AVX2 laptop or
@@ -52,6 +61,10 @@ import java.util.concurrent.TimeUnit;
 public final class AnchorsCommand {
     /** Relative error above which {@code --verify} fails. */
     static final double TOLERANCE = 1e-3;
+    /** Network cases: Partita's outputs must be within this relative error of ONNX Runtime's ... */
+    static final double NET_RTOL = 1e-3;
+    /** ... plus this fraction of ONNX Runtime's largest output magnitude (f32 through 50+ layers). */
+    static final double NET_ATOL = 1e-4;
     /** Cores used by other processes above which a measurement counts as disturbed. */
     static final double BUSY = 0.2;
     private static final long CHILD_TIMEOUT_MINUTES = 20;
@@ -83,7 +96,7 @@ public final class AnchorsCommand {
             cmd.parse(args);
         } catch (IllegalArgumentException e) {
             System.err.println("anchors: " + e.getMessage());
-            System.err.println("usage: anchors [--cases matmul,conv,mlp|<case>,...] [--contenders "
+            System.err.println("usage: anchors [--cases matmul,conv,mlp,network|<case>,...] [--contenders "
                     + String.join(",", Contenders.all().keySet()) + "] [--threads N] [--min-time S] [--warmup S]"
                     + " [--min-iters N] [--rounds N] [--busy-retries N] [--verify] [--cache-dir DIR] [--jvm-arg ARG]... [--onednn-max-isa ISA]");
             return 2;
@@ -148,7 +161,7 @@ public final class AnchorsCommand {
         }
         for (String s : caseSel) {
             if (Case.standard().stream().noneMatch(c -> c.kind().equals(s) || c.name().equals(s))) {
-                throw new IllegalArgumentException("unknown case " + s + "; kinds: matmul, conv, mlp; names: "
+                throw new IllegalArgumentException("unknown case " + s + "; kinds: matmul, conv, mlp, network; names: "
                         + Case.standard().stream().map(Case::name).toList());
             }
         }
@@ -188,27 +201,39 @@ public final class AnchorsCommand {
                 + "(>= %.1f s and >= %d iterations per case, warm-up >= %.1f s); one child JVM per contender and case, "
                 + "run one at a time%s%n", threads, minTime, minIters, warmup,
                 rounds > 1 ? "; " + rounds + " rounds (contender order rotated), median of the undisturbed rounds' medians" : "");
-        System.out.println("child JVM: " + String.join(" ", childCommand("<contender>", "<case>", "bench"))
+        System.out.println("child JVM: " + String.join(" ", childCommand("<contender>", "<case>", "bench", null))
                 + "   env OMP_NUM_THREADS=" + threads + (onednnMaxIsa == null ? "" : " ONEDNN_MAX_CPU_ISA=" + onednnMaxIsa));
         // case -> contender -> one result per round
         Map<String, Map<String, List<Map<String, String>>>> results = new LinkedHashMap<>();
         Map<String, String> infos = new LinkedHashMap<>();
         List<String> problems = new ArrayList<>();
+        // network case -> one output comparison (Partita against ONNX Runtime) per round
+        Map<String, List<OutputCheck>> checks = new LinkedHashMap<>();
         for (Case c : cases) {
             Map<String, List<Map<String, String>>> row = new LinkedHashMap<>();
             contenders.forEach(k -> row.put(k, new ArrayList<>()));
             results.put(c.name(), row);
+            checks.put(c.name(), new ArrayList<>());
         }
         for (int round = 0; round < rounds; round++) {
             for (Case c : cases) {
+                Map<String, Path> outputFiles = new LinkedHashMap<>();
                 for (int i = 0; i < contenders.size(); i++) {
                     String k = contenders.get((i + round) % contenders.size());
-                    ChildOutput out = runChild(k, c, "bench");
+                    if (!Contenders.runs(k, c)) {
+                        continue;
+                    }
+                    Path outFile = c instanceof Case.Network ? childTmp.resolve(k + "-" + c.name() + ".f32") : null;
+                    if (outFile != null) {
+                        Files.deleteIfExists(outFile);
+                        outputFiles.put(k, outFile);
+                    }
+                    ChildOutput out = runChild(k, c, "bench", outFile);
                     for (int retry = 0; retry < busyRetries && otherCpu(out) > BUSY; retry++) {
                         System.err.printf(Locale.ROOT, "[anchors] %s on %s: other processes kept %.2f cores busy; "
                                 + "measuring again in 3 s%n", k, c.name(), otherCpu(out));
                         Thread.sleep(3000);
-                        ChildOutput again = runChild(k, c, "bench");
+                        ChildOutput again = runChild(k, c, "bench", outFile);
                         if (again.result != null && otherCpu(again) < otherCpu(out)) {
                             out = again;
                         }
@@ -230,8 +255,27 @@ public final class AnchorsCommand {
                     System.err.println("[anchors] " + where + ": " + (out.result != null
                             ? out.result.get("median_ms") + " ms, " + out.result.get("gflops") + " GFLOPS" : out.failure()));
                 }
+                Path mine = outputFiles.get(Contenders.PARTITA);
+                Path theirs = outputFiles.get(Contenders.ORT);
+                if (mine != null && theirs != null) {
+                    String where = c.name() + (rounds > 1 ? " (round " + (round + 1) + ")" : "");
+                    OutputCheck check;
+                    if (Files.exists(mine) && Files.exists(theirs)) {
+                        check = compareOutputs(readFloats(mine), readFloats(theirs));
+                    } else {
+                        // a contender failed: nothing shows that Partita computes the network right
+                        check = OutputCheck.failed("NOT COMPARED: " + (Files.exists(mine) ? "ort" : "partita")
+                                + " produced no output (see its error)");
+                    }
+                    checks.get(c.name()).add(check);
+                    System.err.println("[anchors] " + where + ": partita vs ort " + check.describe());
+                    if (!check.matches()) {
+                        problems.add(where + ": partita's output against ort's: " + check.describe());
+                    }
+                }
             }
         }
+        boolean mismatch = checks.values().stream().flatMap(List::stream).anyMatch(ch -> !ch.matches());
         System.out.println();
         for (Case c : cases) {
             Map<String, Map<String, String>> row = new LinkedHashMap<>();
@@ -240,7 +284,14 @@ public final class AnchorsCommand {
                     row.put(k, aggregate(c, rs));
                 }
             });
-            System.out.println(formatLine(c, row));
+            String line = formatLine(c, row);
+            List<OutputCheck> cs = checks.get(c.name());
+            if (!cs.isEmpty()) {
+                OutputCheck worst = cs.stream().max(java.util.Comparator.comparingDouble(OutputCheck::worstRatio)).get();
+                line += worst.matches() ? String.format(Locale.ROOT, " | outputs match ort (worst %.2g of the tolerance)",
+                        worst.worstRatio()) : " | OUTPUTS DO NOT MATCH ort: " + worst.describe();
+            }
+            System.out.println(line);
         }
         System.out.println();
         System.out.println("details (per contender and case" + (rounds > 1 ? " and round" : "") + "):");
@@ -248,10 +299,10 @@ public final class AnchorsCommand {
             for (String k : contenders) {
                 String info = infos.getOrDefault(k + " " + c.name(), "");
                 for (Map<String, String> r : results.get(c.name()).get(k)) {
-                    System.out.printf(Locale.ROOT, "  %-8s %-30s median %s min %s p10 %s p90 %s ms, %s iters in %s s, "
-                            + "prepare %s ms, other_cpu %s; %s%n", k, c.name(), r.get("median_ms"), r.get("min_ms"),
-                            r.get("p10_ms"), r.get("p90_ms"), r.get("iters"), r.get("timed_s"), r.get("prepare_ms"),
-                            r.get("other_cpu"), info);
+                    System.out.printf(Locale.ROOT, "  %-8s %-30s median %s min %s p10 %s p90 %s p99 %s ms, first %s ms, "
+                            + "%s iters in %s s, prepare %s ms, other_cpu %s; %s%n", k, c.name(), r.get("median_ms"),
+                            r.get("min_ms"), r.get("p10_ms"), r.get("p90_ms"), r.get("p99_ms"), r.get("first_ms"),
+                            r.get("iters"), r.get("timed_s"), r.get("prepare_ms"), r.get("other_cpu"), info);
                 }
             }
         }
@@ -260,7 +311,73 @@ public final class AnchorsCommand {
             System.out.println("problems:");
             problems.forEach(p -> System.out.println("  " + p));
         }
-        return 0;
+        if (mismatch) {
+            System.out.println("anchors: FAILED: Partita's output does not match ONNX Runtime's on a network case"
+                    + " (or one of them produced none)");
+        }
+        return mismatch ? 1 : 0;
+    }
+
+    /**
+     * Partita's output against ONNX Runtime's, element by element: element {@code i} passes when
+     * {@code |x - ref| <= NET_RTOL * |ref| + NET_ATOL * max|ref|}. {@code worstRatio} is the largest
+     * error over its allowance (a match is at most 1); NaN or a length difference never matches.
+     */
+    record OutputCheck(int size, double maxAbsErr, int worstIndex, double worstRatio, double refMaxAbs, String failure) {
+        static OutputCheck failed(String why) {
+            return new OutputCheck(0, Double.NaN, -1, Double.POSITIVE_INFINITY, Double.NaN, why);
+        }
+
+        boolean matches() {
+            return failure == null && worstRatio <= 1;
+        }
+
+        String describe() {
+            if (failure != null) {
+                return failure;
+            }
+            return String.format(Locale.ROOT, "%s: %d values, max abs err %.3g (largest |ort| %.3g), worst at %d: "
+                    + "%.3g of the allowed rtol %.0e + atol %.0e x max|ort|", matches() ? "match" : "MISMATCH", size,
+                    maxAbsErr, refMaxAbs, worstIndex, worstRatio, NET_RTOL, NET_ATOL);
+        }
+    }
+
+    static OutputCheck compareOutputs(float[] x, float[] ref) {
+        if (x.length != ref.length) {
+            return OutputCheck.failed("MISMATCH: " + x.length + " values against ort's " + ref.length);
+        }
+        double refMax = 0;
+        for (float r : ref) {
+            if (!Float.isFinite(r)) {
+                return OutputCheck.failed("MISMATCH: ort's output is not finite (" + r + ")");
+            }
+            refMax = Math.max(refMax, Math.abs(r));
+        }
+        double maxAbs = 0;
+        double worst = 0;
+        int worstAt = 0;
+        for (int i = 0; i < x.length; i++) {
+            double err = Math.abs((double) x[i] - ref[i]);
+            if (Double.isNaN(err)) {
+                return new OutputCheck(x.length, Double.NaN, i, Double.POSITIVE_INFINITY, refMax,
+                        "MISMATCH: partita's output at " + i + " is " + x[i] + ", ort's " + ref[i]);
+            }
+            double allowed = NET_RTOL * Math.abs(ref[i]) + NET_ATOL * refMax;
+            double ratio = allowed > 0 ? err / allowed : (err == 0 ? 0 : Double.POSITIVE_INFINITY);
+            maxAbs = Math.max(maxAbs, err);
+            if (ratio > worst) {
+                worst = ratio;
+                worstAt = i;
+            }
+        }
+        return new OutputCheck(x.length, maxAbs, worstAt, worst, refMax, null);
+    }
+
+    private static float[] readFloats(Path file) throws IOException {
+        byte[] bytes = Files.readAllBytes(file);
+        float[] f = new float[bytes.length / Float.BYTES];
+        java.nio.ByteBuffer.wrap(bytes).order(java.nio.ByteOrder.LITTLE_ENDIAN).asFloatBuffer().get(f);
+        return f;
     }
 
     /** Cores other processes kept busy during a measurement; 0 if unknown or failed. */
@@ -280,6 +397,13 @@ public final class AnchorsCommand {
         double med = ms[(ms.length - 1) / 2];
         Map<String, String> m = new LinkedHashMap<>();
         m.put("median_ms", Double.toString(med));
+        for (String key : List.of("p99_ms", "first_ms")) {
+            double[] v = use.stream().filter(r -> r.containsKey(key)).mapToDouble(r -> Double.parseDouble(r.get(key)))
+                    .sorted().toArray();
+            if (v.length > 0) {
+                m.put(key, Double.toString(v[(v.length - 1) / 2]));
+            }
+        }
         m.put("gflops", Double.toString(c.flops() / (med * 1e6)));
         if (rounds.size() > 1) {
             m.put("spread", String.format(Locale.ROOT, "%.4f-%.4f", ms[0], ms[ms.length - 1]));
@@ -303,7 +427,13 @@ public final class AnchorsCommand {
             if (v.containsKey("disturbed")) {
                 note += " [disturbed " + v.get("disturbed") + "]";
             }
-            cells.add(String.format(Locale.ROOT, "%s %9.4f ms %7.1f GFLOPS%s", e.getKey(), ms, gf, note));
+            if (c instanceof Case.Network && v.containsKey("p99_ms") && v.containsKey("first_ms")) {
+                // whole networks: the tail and the first answer matter as much as the median
+                cells.add(String.format(Locale.ROOT, "%s %9.3f ms (p99 %.3f, first %.1f) %7.1f GFLOPS%s", e.getKey(), ms,
+                        Double.parseDouble(v.get("p99_ms")), Double.parseDouble(v.get("first_ms")), gf, note));
+            } else {
+                cells.add(String.format(Locale.ROOT, "%s %9.4f ms %7.1f GFLOPS%s", e.getKey(), ms, gf, note));
+            }
         }
         Map<String, String> partita = row.get(Contenders.PARTITA);
         if (partita != null) {
@@ -333,21 +463,27 @@ public final class AnchorsCommand {
         boolean ok = true;
         for (Case c : cases) {
             int[] idx = c.sampleIndices(ChildMain.SAMPLES);
-            double[] ref = c.reference(idx);
+            // network cases have no reference here: their contenders are compared with each other only
+            double[] ref = c.hasReference() ? c.reference(idx) : null;
             Map<String, float[]> got = new LinkedHashMap<>();
             List<String> cells = new ArrayList<>();
             for (String k : contenders) {
-                ChildOutput out = runChild(k, c, "verify");
+                if (!Contenders.runs(k, c)) {
+                    continue;
+                }
+                ChildOutput out = runChild(k, c, "verify", null);
                 if (out.sample == null) {
                     cells.add(k + " FAILED (" + out.failure() + ")");
                     ok = false;
                     continue;
                 }
                 got.put(k, out.sample);
-                double e = maxRelErr(out.sample, ref);
-                boolean pass = e <= TOLERANCE;
-                ok &= pass;
-                cells.add(String.format(Locale.ROOT, "%s max_rel_err_vs_ref=%.2e %s", k, e, pass ? "ok" : "FAIL"));
+                if (ref != null) {
+                    double e = maxRelErr(out.sample, ref);
+                    boolean pass = e <= TOLERANCE;
+                    ok &= pass;
+                    cells.add(String.format(Locale.ROOT, "%s max_rel_err_vs_ref=%.2e %s", k, e, pass ? "ok" : "FAIL"));
+                }
             }
             List<String> names = new ArrayList<>(got.keySet());
             for (int i = 0; i < names.size(); i++) {
@@ -400,7 +536,7 @@ public final class AnchorsCommand {
         }
     }
 
-    private List<String> childCommand(String contender, String caseName, String mode) {
+    private List<String> childCommand(String contender, String caseName, String mode, Path outputFile) {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("--enable-native-access=ALL-UNNAMED");
@@ -412,6 +548,9 @@ public final class AnchorsCommand {
         cmd.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
         if (childTmp != null) {
             cmd.add("-Djava.io.tmpdir=" + childTmp);
+        }
+        if (outputFile != null) {
+            cmd.add("-D" + ChildMain.OUTPUT_PROPERTY + "=" + outputFile);
         }
         cmd.addAll(extraJvmArgs);
         cmd.add("-cp");
@@ -427,9 +566,10 @@ public final class AnchorsCommand {
         return cmd;
     }
 
-    private ChildOutput runChild(String contender, Case c, String mode) throws IOException, InterruptedException {
+    private ChildOutput runChild(String contender, Case c, String mode, Path outputFile)
+            throws IOException, InterruptedException {
         Files.createDirectories(cacheDir);
-        ProcessBuilder pb = new ProcessBuilder(childCommand(contender, c.name(), mode));
+        ProcessBuilder pb = new ProcessBuilder(childCommand(contender, c.name(), mode, outputFile));
         pb.environment().put("OMP_NUM_THREADS", Integer.toString(threads));
         if (onednnMaxIsa != null) {
             // Read by oneDNN at its first primitive; the other contenders ignore it.

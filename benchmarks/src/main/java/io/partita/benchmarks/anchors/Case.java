@@ -17,12 +17,12 @@ import java.util.SplittableRandom;
  * {@link Contender#prepare}, untimed. The activation input ({@link #src()}) is also set up in
  * {@code prepare}; {@link Contender#runOnce} computes {@link #outputShape()} from it.
  */
-public sealed interface Case permits Case.MatMul, Case.Conv, Case.Mlp {
+public sealed interface Case permits Case.MatMul, Case.Conv, Case.Mlp, Case.Network {
 
     /** Stable identifier, used on the command line of the child JVM and in result lines. */
     String name();
 
-    /** The family, as selected with {@code --cases}: {@code matmul}, {@code conv} or {@code mlp}. */
+    /** The family, as selected with {@code --cases}: {@code matmul}, {@code conv}, {@code mlp} or {@code network}. */
     String kind();
 
     /** Floating-point operations of one inference (multiply and add counted separately). */
@@ -39,8 +39,17 @@ public sealed interface Case permits Case.MatMul, Case.Conv, Case.Mlp {
         return uniform(this, "src", Math.toIntExact(count(srcShape())), 1.0);
     }
 
-    /** Reference values of the output at the given flat indices, computed in double precision. */
+    /**
+     * Reference values of the output at the given flat indices, computed in double precision.
+     *
+     * @throws IllegalStateException when the case has none ({@link #hasReference()} is false)
+     */
     double[] reference(int[] indices);
+
+    /** Whether {@link #reference} computes the output here; the network cases are checked against ONNX Runtime instead. */
+    default boolean hasReference() {
+        return true;
+    }
 
     /** Number of output elements. */
     default int outputSize() {
@@ -286,6 +295,55 @@ public sealed interface Case permits Case.MatMul, Case.Conv, Case.Mlp {
         }
     }
 
+    /**
+     * A whole network ({@link io.partita.benchmarks.models.Networks}): an ONNX model with seeded
+     * weights, run by each contender from the model's bytes. {@link #src()} is the model's first
+     * input; {@link #inputs()} lists them all (BERT's layer also has its attention mask). There is
+     * no double-precision reference here (a ResNet-50 in double precision would take minutes):
+     * Partita's outputs are compared with ONNX Runtime's.
+     */
+    record Network(String name) implements Case {
+        public io.partita.benchmarks.models.NetworkModel model() {
+            return io.partita.benchmarks.models.Networks.get(name);
+        }
+
+        public String kind() {
+            return "network";
+        }
+
+        public double flops() {
+            return model().flops();
+        }
+
+        public long[] srcShape() {
+            return model().inputs().get(0).shape();
+        }
+
+        public long[] outputShape() {
+            return model().output().shape();
+        }
+
+        @Override
+        public float[] src() {
+            return model().inputs().get(0).values().clone();
+        }
+
+        /** The model's inputs with their values, in model order. */
+        public List<io.partita.benchmarks.models.NetworkModel.Input> inputs() {
+            return model().inputs();
+        }
+
+        @Override
+        public boolean hasReference() {
+            return false;
+        }
+
+        public double[] reference(int[] indices) {
+            throw new IllegalStateException("network case " + name + " has no double-precision reference: its outputs are "
+                    + "checked against ONNX Runtime's");
+        }
+    }
+
     /** The standard cases, in report order. */
     static List<Case> standard() {
         List<Case> l = new ArrayList<>();
@@ -296,6 +354,9 @@ public sealed interface Case permits Case.MatMul, Case.Conv, Case.Mlp {
         l.add(new MatMul(2048, 2048, 2048));
         l.add(new Conv(1, 64, 56, 56, 64, 3, 3, 1, 1));
         l.add(new Mlp(64, new int[] {784, 1024, 1024, 10}));
+        for (String n : io.partita.benchmarks.models.Networks.names()) {
+            l.add(new Network(n));
+        }
         return l;
     }
 
@@ -325,6 +386,11 @@ public sealed interface Case permits Case.MatMul, Case.Conv, Case.Mlp {
                 }
                 yield sb.toString();
             }
+            case Network net -> switch (net.name()) {
+                case io.partita.benchmarks.models.ResNet50.NAME -> "resnet50 b1 3x224x224";
+                case io.partita.benchmarks.models.BertLayer.NAME -> "bert_layer b1 s128 h768";
+                default -> net.name();
+            };
         };
     }
 

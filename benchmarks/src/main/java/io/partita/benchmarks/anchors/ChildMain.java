@@ -14,18 +14,24 @@ import java.util.Locale;
  * <ul>
  *   <li>{@code ANCHOR info contender=… case=… text=…} — what the engine is;</li>
  *   <li>{@code ANCHOR result contender=… case=… median_ms=… gflops=… min_ms=… p10_ms=… p90_ms=…
- *       mean_ms=… iters=… timed_s=… warmup_iters=… prepare_ms=… other_cpu=…} — a timing, where
- *       {@code other_cpu} is the average number of cores that other processes kept busy while this
- *       one was timed (from {@code /proc}; {@code -1} if unavailable);</li>
+ *       p99_ms=… mean_ms=… iters=… timed_s=… first_ms=… warmup_iters=… prepare_ms=… other_cpu=…} —
+ *       a timing, where {@code first_ms} is the first inference after {@link Contender#prepare}
+ *       (before any warm-up: what a user waits for the first answer) and {@code other_cpu} is the
+ *       average number of cores that other processes kept busy while this one was timed (from
+ *       {@code /proc}; {@code -1} if unavailable);</li>
  *   <li>{@code ANCHOR sample contender=… case=… n=… values=v,v,…} — output values at
  *       {@link Case#sampleIndices} (in {@code --verify} mode);</li>
  *   <li>{@code ANCHOR error contender=… case=… text=…} — a failure.</li>
  * </ul>
  * Arguments: {@code <contender> <case-name> <threads> bench|verify [minTimeSeconds warmupSeconds
- * minIters]}.
+ * minIters]}. With the system property {@value #OUTPUT_PROPERTY} set to a path, a benchmark run
+ * also writes the output of its last inference there (f32, little endian, row-major), for the
+ * parent to compare contenders on the network cases.
  */
 public final class ChildMain {
     static final String PREFIX = "ANCHOR";
+    /** System property naming the file the output of a benchmark run is written to. */
+    static final String OUTPUT_PROPERTY = "partita.anchors.output";
     /** Number of output values compared by {@code --verify}. */
     static final int SAMPLES = 256;
     /** Upper bound on timed iterations (memory for the samples). */
@@ -69,6 +75,10 @@ public final class ChildMain {
                     System.out.println(PREFIX + " sample " + tag + " n=" + idx.length + " values=" + sb);
                 } else {
                     System.out.println(PREFIX + " result " + tag + " " + time(k, c, minTime, warmup, minIters, prepareMs));
+                    String outFile = System.getProperty(OUTPUT_PROPERTY);
+                    if (outFile != null) {
+                        writeOutput(Path.of(outFile), k.output(), c);
+                    }
                 }
             }
         } catch (Throwable t) {
@@ -84,8 +94,11 @@ public final class ChildMain {
 
     private static String time(Contender k, Case c, double minTime, double warmup, int minIters, double prepareMs)
             throws Exception {
+        long f0 = System.nanoTime();
+        k.runOnce();
+        double firstMs = (System.nanoTime() - f0) / 1e6;
         long warmNs = (long) (warmup * 1e9);
-        int warmIters = 0;
+        int warmIters = 1;
         long w0 = System.nanoTime();
         while (warmIters < 5 || System.nanoTime() - w0 < warmNs) {
             k.runOnce();
@@ -121,10 +134,24 @@ public final class ChildMain {
         double median = (n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2.0) / 1e6;
         double mean = total / 1e6 / n;
         return String.format(Locale.ROOT,
-                "median_ms=%.6f gflops=%.3f min_ms=%.6f p10_ms=%.6f p90_ms=%.6f mean_ms=%.6f iters=%d timed_s=%.3f "
-                        + "warmup_iters=%d prepare_ms=%.1f other_cpu=%.2f",
+                "median_ms=%.6f gflops=%.3f min_ms=%.6f p10_ms=%.6f p90_ms=%.6f p99_ms=%.6f mean_ms=%.6f iters=%d "
+                        + "timed_s=%.3f first_ms=%.3f warmup_iters=%d prepare_ms=%.1f other_cpu=%.2f",
                 median, c.flops() / (median * 1e6), s[0] / 1e6, s[(int) (n * 0.1)] / 1e6, s[Math.min(n - 1, (int) (n * 0.9))] / 1e6,
-                mean, n, total / 1e9, warmIters, prepareMs, otherCpu);
+                s[percentileIndex(n, 0.99)] / 1e6, mean, n, total / 1e9, firstMs, warmIters, prepareMs, otherCpu);
+    }
+
+    /** The index of the {@code q} quantile in {@code n} sorted samples (nearest rank: the maximum for fewer than 100). */
+    static int percentileIndex(int n, double q) {
+        return Math.min(n - 1, Math.max(0, (int) Math.ceil(q * n) - 1));
+    }
+
+    private static void writeOutput(Path file, float[] out, Case c) throws IOException {
+        if (out.length != c.outputSize()) {
+            throw new IllegalStateException("output has " + out.length + " elements, expected " + c.outputSize());
+        }
+        java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(out.length * Float.BYTES).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        b.asFloatBuffer().put(out);
+        Files.write(file, b.array());
     }
 
     /** {busy ticks of the whole machine, ticks of this process}, or null if /proc is not there. */

@@ -36,6 +36,15 @@ public final class Contenders {
         return REGISTRY;
     }
 
+    /**
+     * Whether contender {@code name} runs case {@code c}: the onednn contender builds its primitives
+     * per op kind and has no model importer, so it skips the network cases (their lines carry only
+     * {@code ratio_vs_ort}).
+     */
+    public static boolean runs(String name, Case c) {
+        return !(name.equals(ONEDNN) && c instanceof Case.Network);
+    }
+
     /** The factory registered under {@code name}. */
     public static Contender.Factory factory(String name) {
         Contender.Factory f = REGISTRY.get(name);

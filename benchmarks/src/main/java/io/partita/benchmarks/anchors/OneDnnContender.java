@@ -94,6 +94,8 @@ public final class OneDnnContender implements Contender {
                 output = in;
             }
             case Case.Conv cv -> addConv(cv);
+            case Case.Network net -> throw new IllegalArgumentException("the onednn contender does not run network case "
+                    + net.name() + ": it builds primitives per op and has no ONNX importer; network cases compare with ort");
         }
         outputSize = c.outputSize();
     }

@@ -3,11 +3,13 @@ package io.partita.benchmarks.anchors;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.FloatBuffer;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 import ai.onnxruntime.OnnxTensor;
 import ai.onnxruntime.OrtEnvironment;
 import ai.onnxruntime.OrtSession;
+import io.partita.benchmarks.models.NetworkModel;
 
 /**
  * ONNX Runtime (Java API, CPU execution provider) on a model written by {@link OnnxModel}: the
@@ -21,7 +23,6 @@ public final class OrtContender implements Contender {
     private OrtEnvironment env;
     private OrtSession.SessionOptions options;
     private OrtSession session;
-    private OnnxTensor input;
     private OnnxTensor output;
     private FloatBuffer outputBuffer;
     private Map<String, OnnxTensor> inputs;
@@ -53,14 +54,25 @@ public final class OrtContender implements Contender {
         options.setOptimizationLevel(OrtSession.SessionOptions.OptLevel.ALL_OPT);
         session = env.createSession(OnnxModel.of(c), options);
 
-        float[] src = c.src();
-        FloatBuffer in = direct(src.length);
-        in.put(src).rewind();
-        input = OnnxTensor.createTensor(env, in, c.srcShape());
+        inputs = new LinkedHashMap<>();
+        String outName = OnnxModel.OUTPUT;
+        if (c instanceof Case.Network net) {
+            for (NetworkModel.Input in : net.inputs()) {
+                inputs.put(in.name(), tensor(in.values(), in.shape()));
+            }
+            outName = net.model().output().name();
+        } else {
+            inputs.put(OnnxModel.INPUT, tensor(c.src(), c.srcShape()));
+        }
         outputBuffer = direct(c.outputSize());
         output = OnnxTensor.createTensor(env, outputBuffer, c.outputShape());
-        inputs = Map.of(OnnxModel.INPUT, input);
-        outputs = Map.of(OnnxModel.OUTPUT, output);
+        outputs = Map.of(outName, output);
+    }
+
+    private OnnxTensor tensor(float[] values, long[] shape) throws Exception {
+        FloatBuffer b = direct(values.length);
+        b.put(values).rewind();
+        return OnnxTensor.createTensor(env, b, shape);
     }
 
     private static FloatBuffer direct(int n) {
@@ -87,8 +99,10 @@ public final class OrtContender implements Contender {
         if (output != null) {
             output.close();
         }
-        if (input != null) {
-            input.close();
+        if (inputs != null) {
+            for (OnnxTensor t : inputs.values()) {
+                t.close();
+            }
         }
         if (session != null) {
             session.close();

@@ -1,9 +1,14 @@
 package io.partita.benchmarks.anchors;
 
 import java.lang.foreign.Arena;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
+
+import io.partita.benchmarks.models.NetworkModel;
+import io.partita.formats.onnx.OnnxModels;
 
 import io.partita.graph.CompiledGraph;
 import io.partita.graph.DataType;
@@ -23,9 +28,13 @@ import io.partita.graph.Tensor;
 /**
  * Partita on the plain class path: the case as a oneDNN-style graph (constant weights and biases),
  * partitioned with the FUSION policy, compiled once, executed through the public API exactly as a
- * user would. The DNNL-style backend must claim every op: a case that falls back to the reference
- * backend is refused rather than timed. Weights are packed into the constant cache by the untimed
- * first execution in {@link #prepare}.
+ * user would. For the single-op cases the DNNL-style backend must claim every op: a case that
+ * falls back to the reference backend is refused rather than timed. A network case takes the path
+ * of {@code partita run}: the ONNX model imported by {@link OnnxModels}, its graph partitioned over
+ * every backend of the class path (highest rank first, the reference backend taking what nobody
+ * claims) and compiled; the initializers are the constant inputs. Weights are packed into the
+ * constant cache by the first execution, which is the first {@link #runOnce} (the harness reports
+ * its latency apart).
  */
 public final class PartitaContender implements Contender {
     private final int threads;
@@ -36,6 +45,8 @@ public final class PartitaContender implements Contender {
     private GraphRuntime runtime;
     private CompiledGraph compiled;
     private Tensor output;
+    private long outId;
+    private boolean network;
     private String partitions = "";
 
     public PartitaContender(int threads) {
@@ -49,19 +60,24 @@ public final class PartitaContender implements Contender {
 
     @Override
     public String describe() {
-        return "Partita DNNL-style backend (Java " + Runtime.version() + ", Vector API), threads " + threads
-                + (partitions.isEmpty() ? "" : ", partitions " + partitions);
+        return "Partita " + (network ? "ONNX import, all backends (partita run's path)" : "DNNL-style backend")
+                + " (Java " + Runtime.version() + ", Vector API), threads " + threads + (partitions.isEmpty() ? "" : ", partitions " + partitions);
     }
 
     @Override
     public void prepare(Case c) {
         runtime = GraphRuntime.standalone();
         runtime.setThreads(threads);
+        if (c instanceof Case.Network net) {
+            network(net);
+            return;
+        }
         Graph g = runtime.createGraph(EngineKind.CPU);
-        long outId = switch (c) {
+        outId = switch (c) {
             case Case.MatMul mm -> matmul(g, mm);
             case Case.Conv conv -> conv(g, conv);
             case Case.Mlp mlp -> mlp(g, mlp);
+            case Case.Network net -> throw new AssertionError("handled above: " + net.name());
         };
         g.finalizeGraph();
         List<Partition> parts = g.partitions(PartitionPolicy.FUSION);
@@ -73,8 +89,32 @@ public final class PartitaContender implements Contender {
             }
         }
         compiled = runtime.compile(g, PartitionPolicy.FUSION, engine);
-        // the first execution packs the constant weights into the cache: untimed, like the others' prepacking
-        output = compiled.execute(stream, inputs).get(outId);
+    }
+
+    /** {@code partita run}'s path: import, finalize, partition over all backends, compile. */
+    private void network(Case.Network net) {
+        network = true;
+        io.partita.formats.onnx.OnnxModel m = OnnxModels.read(runtime.opSchemas(), net.model().bytes(), net.name() + ".onnx");
+        Graph g = m.graph().toGraph(runtime);
+        g.finalizeGraph();
+        List<Partition> parts = g.partitions(PartitionPolicy.FUSION);
+        Map<String, Integer> perBackend = new TreeMap<>();
+        parts.forEach(p -> perBackend.merge(p.backendId(), 1, Integer::sum));
+        partitions = parts.size() + " (" + String.join(", ", perBackend.entrySet().stream()
+                .map(e -> e.getKey() + " " + e.getValue()).toList()) + ") for " + g.ops().size() + " ops";
+        compiled = runtime.compile(g, PartitionPolicy.FUSION, engine);
+        inputs.putAll(m.constantTensors(engine, arena));
+        Map<Long, LogicalTensor> graphInputs = new HashMap<>();
+        g.inputs().forEach(t -> graphInputs.put(t.id(), t));
+        for (NetworkModel.Input in : net.inputs()) {
+            Long id = m.inputs().get(in.name());
+            if (id == null) {
+                throw new IllegalStateException(net.name() + ": the imported model has no input " + in.name() + "; it has "
+                        + m.inputs().keySet());
+            }
+            input(graphInputs.get(id), in.values());
+        }
+        outId = m.outputs().get(net.model().output().name());
     }
 
     /** Registers a graph input with its values; returns its logical tensor for the op builder. */
@@ -136,7 +176,8 @@ public final class PartitaContender implements Contender {
 
     @Override
     public void runOnce() {
-        compiled.execute(stream, inputs);
+        output = compiled.execute(stream, inputs).get(outId);
+        stream.waitAll();
     }
 
     @Override
