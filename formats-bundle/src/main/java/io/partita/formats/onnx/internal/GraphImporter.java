@@ -28,6 +28,7 @@ import io.partita.graph.EngineKind;
 import io.partita.graph.FpMathMode;
 import io.partita.graph.GraphDescription;
 import io.partita.graph.LogicalTensor;
+import io.partita.graph.Op;
 import io.partita.graph.OpKind;
 import io.partita.graph.OpSchemaRegistry;
 
@@ -115,12 +116,16 @@ public final class GraphImporter {
             }
             outputs.put(out.name(), t.id());
         }
+        List<Op> ops = GeluFusion.rewrite(ctx.ops(), ctx.constantsById(), Set.copyOf(outputs.values()));
         inputPorts.addAll(ctx.constantsById().keySet());
         GraphDescription d = new GraphDescription(GraphJson.FORMAT_VERSION, EngineKind.CPU, FpMathMode.STRICT, false,
-                inputPorts, List.copyOf(outputs.values()), ctx.ops());
+                inputPorts, List.copyOf(outputs.values()), ops);
+        Set<OpKind> used = new HashSet<>();
+        ops.forEach(op -> used.add(op.kind()));
         List<OpKind> ext = new ArrayList<>(ctx.extensions());
+        ext.retainAll(used); // an Erf folded into GELU is no extension of the graph any more
         ext.sort(null);
-        LOG.debug("{}: imported {} nodes (opset {}) as {} ops", source, g.nodes().size(), opset, ctx.ops().size());
+        LOG.debug("{}: imported {} nodes (opset {}) as {} ops", source, g.nodes().size(), opset, ops.size());
         Map<Long, OnnxTensor> constants = ctx.constantsById();
         return new OnnxModel(source, model.irVersion(), opset, d, constants, inputs, outputs, ext);
     }
