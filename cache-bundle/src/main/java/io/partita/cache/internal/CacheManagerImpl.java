@@ -28,6 +28,7 @@ import io.partita.cache.InvalidCacheSettingException;
 import io.partita.cache.KernelCache;
 import io.partita.cache.KernelCacheStats;
 import io.partita.cache.PersistentCache;
+import io.partita.cache.config.ConfigProperties;
 
 /**
  * The process's caches and their settings. A setting for a kind applies to every device of that
@@ -47,6 +48,14 @@ public final class CacheManagerImpl implements CacheManager {
     private final Map<String, Integer> kernelCapacity = new HashMap<>();
     private final PersistentStore persistent = new PersistentStore();
     private volatile String lastError;
+    static final String PID = "io.partita.cache";
+    /** The settings from the environment (or built in): what a removed Config Admin property falls back to. */
+    private Map<DeviceKind, Long> defaultKindCapacity;
+    private Map<Device, Long> defaultDeviceCapacity;
+    private Map<DeviceKind, CachePolicy> defaultKindPolicy;
+    private Map<Device, CachePolicy> defaultDevicePolicy;
+    private Map<String, Integer> defaultKernelCapacity;
+    private final ConfigProperties config;
 
     /**
      * A manager configured from the process environment, read once here. This is how
@@ -67,6 +76,24 @@ public final class CacheManagerImpl implements CacheManager {
         persistentFromEnv(env, PERSISTENT_DIR_ENV, this::applyPersistentCacheDirectory);
         persistentFromEnv(env, PERSISTENT_CAPACITY_ENV, this::applyPersistentCacheCapacity);
         persistentFromEnv(env, PERSISTENT_ENGINES_ENV, this::applyPersistentCacheEngines);
+        // What removing a Config Admin property (or deleting the configuration) restores.
+        synchronized (this) {
+            defaultKindCapacity = new EnumMap<>(kindCapacity);
+            defaultDeviceCapacity = new HashMap<>(deviceCapacity);
+            defaultKindPolicy = new EnumMap<>(kindPolicy);
+            defaultDevicePolicy = new HashMap<>(devicePolicy);
+            defaultKernelCapacity = new HashMap<>(kernelCapacity);
+        }
+        config = new ConfigProperties(PID)
+                .text("constant.tensor.cache.capacity", "KIND[.DEVICE]:MEGABYTES[:POLICY] entries separated by ';'",
+                        this::applyConstantTensorCacheSettings, this::resetConstantTensorCacheCapacities)
+                .text("constant.tensor.cache.policy", "KIND[.DEVICE]:POLICY entries separated by ';'",
+                        this::applyConstantTensorCachePolicies, this::resetConstantTensorCachePolicies)
+                .integer("primitive.cache.capacity", 0, Integer.MAX_VALUE, n -> setKernelCacheCapacity(PRIMITIVES, n),
+                        () -> resetKernelCacheCapacity(PRIMITIVES))
+                .integer("compiled.partition.cache.capacity", 0, Integer.MAX_VALUE,
+                        n -> setKernelCacheCapacity(COMPILED_PARTITIONS, n),
+                        () -> resetKernelCacheCapacity(COMPILED_PARTITIONS));
     }
 
     private void persistentFromEnv(Map<String, String> env, String var, java.util.function.BiConsumer<String, String> setter) {
@@ -232,6 +259,8 @@ public final class CacheManagerImpl implements CacheManager {
             Long cap = effectiveCapacity(c.device());
             if (cap != null && (cap != c.capacity() || !c.isCapacitySet())) {
                 c.setCapacity(cap);
+            } else if (cap == null && c.capacity() != ConstantTensorCache.UNLIMITED) {
+                c.setCapacity(ConstantTensorCache.UNLIMITED); // its setting was removed: the default, no flush
             }
         }
     }
@@ -335,41 +364,35 @@ public final class CacheManagerImpl implements CacheManager {
         return Optional.ofNullable(lastError);
     }
 
-    // Config Admin (PID io.partita.cache): a malformed property is logged quoting it and the expected
-    // form, remembered for management tools, and the previous setting stays.
+    // Config Admin (PID io.partita.cache): only the properties that changed since the last
+    // configuration are applied; a removed one (or a deleted configuration) restores the environment's
+    // or built-in setting; a malformed one is logged quoting it and the expected form, remembered for
+    // management tools, and the previous setting stays.
     @Activate
     @Modified
-    void configure(CacheConfig config) {
-        apply("constant.tensor.cache.capacity", config.constant_tensor_cache_capacity(),
-                this::applyConstantTensorCacheSettings);
-        apply("constant.tensor.cache.policy", config.constant_tensor_cache_policy(),
-                this::applyConstantTensorCachePolicies);
-        apply("primitive.cache.capacity", config.primitive_cache_capacity(), v -> setKernelCacheCapacity(
-                PRIMITIVES, entries("primitive.cache.capacity", v)));
-        apply("compiled.partition.cache.capacity", config.compiled_partition_cache_capacity(),
-                v -> setKernelCacheCapacity(COMPILED_PARTITIONS, entries("compiled.partition.cache.capacity", v)));
+    void configure(Map<String, Object> properties) {
+        config.update(properties).forEach(this::recordSettingError);
     }
 
-    private static int entries(String property, String value) {
-        String t = value.trim();
-        if (!t.matches("\\d{1,9}")) {
-            throw new InvalidCacheSettingException("io.partita.cache " + property + "='" + value
-                    + "' is not a number of entries; expected a non-negative integer");
-        }
-        return Integer.parseInt(t);
+    /** Capacities back to the environment's (or unlimited): a lower one flushes, as any capacity change. */
+    synchronized void resetConstantTensorCacheCapacities() {
+        kindCapacity.clear();
+        kindCapacity.putAll(defaultKindCapacity);
+        deviceCapacity.clear();
+        deviceCapacity.putAll(defaultDeviceCapacity);
+        reapply();
     }
 
-    private void apply(String property, String value, java.util.function.Consumer<String> setter) {
-        if (value == null || value.isBlank()) {
-            return;
-        }
-        try {
-            setter.accept(value);
-            LOG.info("io.partita.cache {} = {}", property, value);
-        } catch (InvalidCacheSettingException e) {
-            recordSettingError("io.partita.cache " + property + ": " + e.getMessage());
-            LOG.error("refused io.partita.cache {}: {}", property, e.getMessage());
-        }
+    synchronized void resetConstantTensorCachePolicies() {
+        kindPolicy.clear();
+        kindPolicy.putAll(defaultKindPolicy);
+        devicePolicy.clear();
+        devicePolicy.putAll(defaultDevicePolicy);
+        reapply();
+    }
+
+    synchronized void resetKernelCacheCapacity(String name) {
+        setKernelCacheCapacity(name, defaultKernelCapacity.getOrDefault(name, KernelCache.DEFAULT_CAPACITY));
     }
 
     /** Records a refusal made elsewhere (e.g. of a Config Admin property). */
