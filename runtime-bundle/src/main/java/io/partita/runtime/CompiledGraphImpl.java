@@ -8,12 +8,14 @@ import java.util.List;
 import java.util.Map;
 
 import io.partita.cache.CaptureMemo;
+import io.partita.graph.BackendUnavailableException;
 import io.partita.graph.CompiledGraph;
 import io.partita.graph.CompiledPartition;
 import io.partita.graph.Engine;
 import io.partita.graph.InvalidArgumentException;
 import io.partita.graph.LogicalTensor;
 import io.partita.graph.Partition;
+import io.partita.graph.PartitionPolicy;
 import io.partita.graph.Stream;
 import io.partita.graph.Tensor;
 
@@ -34,7 +36,11 @@ import io.partita.graph.Tensor;
  * {@code CaptureMemo.setEnabled(false)} plans every call.
  */
 final class CompiledGraphImpl implements CompiledGraph {
-    private final List<Step> steps;
+    /** Re-partitionings one call may do when backends keep going away under it. */
+    private static final int MAX_RECOMPILES = 8;
+    private final GraphImpl graph;
+    private final PartitionPolicy policy;
+    private volatile List<Step> steps;
     private final List<LogicalTensor> inputs;
     private final List<LogicalTensor> outputs;
     private final Engine engine;
@@ -45,8 +51,8 @@ final class CompiledGraphImpl implements CompiledGraph {
     private long reserved;
     private long allocated;
     private boolean closed;
-    private final CaptureMemo<Plan> memo = new CaptureMemo<>(CaptureMemo.defaultCapacity(), p -> {
-    });
+    /** Replaced when the graph is compiled again (the recorded plans name the old partitions). */
+    private CaptureMemo<Plan> memo = newMemo();
     /** Set once a recording found a shape computed from an intermediate value: never memoized. */
     private boolean valueDependent;
 
@@ -64,7 +70,10 @@ final class CompiledGraphImpl implements CompiledGraph {
         int[] resultSlots;
     }
 
-    CompiledGraphImpl(GraphImpl graph, List<Partition> partitions, Engine engine, MemoryBudget budget) {
+    CompiledGraphImpl(GraphImpl graph, PartitionPolicy policy, Engine engine, MemoryBudget budget) {
+        this.graph = graph;
+        this.policy = policy;
+        List<Partition> partitions = graph.partitions(policy);
         this.engine = engine;
         this.budget = budget;
         // Reserved before any backend compiles: one buffer per partition output, by id, beside the
@@ -79,17 +88,7 @@ final class CompiledGraphImpl implements CompiledGraph {
             for (LogicalTensor t : graph.inputs()) {
                 known.put(t.id(), t);
             }
-            List<Step> s = new ArrayList<>(partitions.size());
-            for (Partition p : partitions) {
-                List<LogicalTensor> ins = new ArrayList<>();
-                for (LogicalTensor t : p.inputs()) {
-                    ins.add(known.getOrDefault(t.id(), t));
-                }
-                CompiledPartition cp = p.compile(ins, p.outputs(), engine);
-                cp.outputs().forEach(t -> known.put(t.id(), t));
-                s.add(new Step(p, cp));
-            }
-            this.steps = List.copyOf(s);
+            this.steps = compileAll(partitions, known, engine);
             this.inputs = graph.inputs();
             List<LogicalTensor> outs = new ArrayList<>();
             for (LogicalTensor t : graph.outputs()) {
@@ -100,6 +99,40 @@ final class CompiledGraphImpl implements CompiledGraph {
             budget.release(reserved);
             throw e;
         }
+    }
+
+    private static CaptureMemo<Plan> newMemo() {
+        return new CaptureMemo<>(CaptureMemo.defaultCapacity(), p -> {
+        });
+    }
+
+    private static List<Step> compileAll(List<Partition> partitions, Map<Long, LogicalTensor> known, Engine engine) {
+        List<Step> s = new ArrayList<>(partitions.size());
+        for (Partition p : partitions) {
+            List<LogicalTensor> ins = new ArrayList<>();
+            for (LogicalTensor t : p.inputs()) {
+                ins.add(known.getOrDefault(t.id(), t));
+            }
+            CompiledPartition cp = p.compile(ins, p.outputs(), engine);
+            cp.outputs().forEach(t -> known.put(t.id(), t));
+            s.add(new Step(p, cp));
+        }
+        return List.copyOf(s);
+    }
+
+    /**
+     * A backend of a partition went away: partitions the graph again over the backends present now
+     * and compiles it (the buffers stay; one a new partitioning needs more of reserves the difference).
+     */
+    private void recompile() {
+        Map<Long, LogicalTensor> known = new HashMap<>();
+        for (LogicalTensor t : inputs) {
+            known.put(t.id(), t);
+        }
+        steps = compileAll(graph.partitions(policy), known, engine);
+        memo.close();
+        memo = newMemo();
+        valueDependent = false;
     }
 
     @Override
@@ -117,11 +150,45 @@ final class CompiledGraphImpl implements CompiledGraph {
         return outputs;
     }
 
+    /**
+     * Runs the graph. When the backend of a partition has gone (bundle stopped, updated or disabled),
+     * the graph is partitioned and compiled again over the backends present now and the call runs
+     * again from the start (its inputs are unchanged): callers never see that backend's
+     * {@link io.partita.graph.BackendUnavailableException} unless backends keep going away through
+     * {@value #MAX_RECOMPILES} re-partitionings of one call.
+     */
     @Override
     public synchronized Map<Long, Tensor> execute(Stream stream, Map<Long, Tensor> given) {
         if (closed) {
             throw new IllegalStateException("the compiled graph is closed");
         }
+        for (int attempt = 0;; attempt++) {
+            try {
+                return executeOnce(stream, given);
+            } catch (BackendUnavailableException e) {
+                if (attempt == MAX_RECOMPILES) {
+                    throw e;
+                }
+                recompileAfter(e, attempt);
+            }
+        }
+    }
+
+    private void recompileAfter(BackendUnavailableException gone, int attempt) {
+        for (;; attempt++) {
+            try {
+                recompile();
+                return;
+            } catch (BackendUnavailableException e) {
+                if (attempt >= MAX_RECOMPILES) {
+                    e.addSuppressed(gone);
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private Map<Long, Tensor> executeOnce(Stream stream, Map<Long, Tensor> given) {
         if (!CaptureMemo.enabled() || valueDependent || given.size() != inputs.size()) {
             return plan(stream, given, null);
         }
@@ -265,7 +332,7 @@ final class CompiledGraphImpl implements CompiledGraph {
     }
 
     /** Plans memoized for this graph (for tests). */
-    CaptureMemo<Plan> memo() {
+    synchronized CaptureMemo<Plan> memo() {
         return memo;
     }
 

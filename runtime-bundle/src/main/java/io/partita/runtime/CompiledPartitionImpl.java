@@ -117,10 +117,22 @@ final class CompiledPartitionImpl implements CompiledPartition {
 
     @Override
     public void execute(Stream stream, List<Tensor> inputs, List<Tensor> outputs) {
-        if (backend.isGone()) {
-            throw new BackendUnavailableException(backend.id(), "backend " + backend.id() + " that compiled partition "
-                    + partition.id() + " is gone (bundle stopped or updated); partition the graph again");
+        if (!backend.enter()) {
+            throw unavailable();
         }
+        try {
+            checkAndExecute(stream, inputs, outputs);
+        } finally {
+            backend.leave();
+        }
+    }
+
+    private BackendUnavailableException unavailable() {
+        return new BackendUnavailableException(backend.id(), "backend " + backend.id() + " that compiled partition "
+                + partition.id() + " is gone (bundle stopped, updated or disabled); partition the graph again");
+    }
+
+    private void checkAndExecute(Stream stream, List<Tensor> inputs, List<Tensor> outputs) {
         if (!stream.engine().equals(request.engine())) {
             throw new InvalidArgumentException("partition " + partition.id() + " was compiled for engine "
                     + request.engine() + " but the stream is on " + stream.engine());
@@ -230,11 +242,14 @@ final class CompiledPartitionImpl implements CompiledPartition {
      * engines and memory: only what can change in between (the backend going away) is checked again.
      */
     void executeChecked(Stream stream, List<Tensor> inputs, List<Tensor> outputs) {
-        if (backend.isGone()) {
-            throw new BackendUnavailableException(backend.id(), "backend " + backend.id() + " that compiled partition "
-                    + partition.id() + " is gone (bundle stopped or updated); partition the graph again");
+        if (!backend.enter()) {
+            throw unavailable();
         }
-        kernel.execute(stream, inputs, outputs);
+        try {
+            kernel.execute(stream, inputs, outputs);
+        } finally {
+            backend.leave();
+        }
     }
 
     @Override

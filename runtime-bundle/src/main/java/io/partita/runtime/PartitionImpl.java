@@ -141,6 +141,12 @@ final class PartitionImpl implements Partition {
                 graph.fpMathMode());
         CompiledPartitionKey key = new CompiledPartitionKey(backend, pattern, request.ops(), compiledIn, compiledOut,
                 engine, graph.fpMathMode());
+        // Counted as a use of the backend: if it goes meanwhile, its cache entries are dropped after
+        // this compilation stored them, not before.
+        if (!backend.enter()) {
+            throw new BackendUnavailableException(backend.id(), "backend " + backend.id()
+                    + " is gone; partition the graph again");
+        }
         try {
             return graph.runtime().compiledPartitions().getOrCreate(key, k -> compileWith(request));
         } catch (KernelCreationException e) {
@@ -149,6 +155,8 @@ final class PartitionImpl implements Partition {
                 throw r;
             }
             throw e;
+        } finally {
+            backend.leave();
         }
     }
 

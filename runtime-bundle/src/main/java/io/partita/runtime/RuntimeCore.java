@@ -113,37 +113,97 @@ public final class RuntimeCore implements GraphRuntime {
     @Reference(service = Backend.class, cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC,
             policyOption = ReferencePolicyOption.GREEDY)
     void bindBackend(Backend backend, Map<String, Object> props) {
-        addBackend(backend, rank(backend, props));
+        if (enabled(backend, props, true)) {
+            addBackend(backend, rank(backend, props, backend.defaultRank()));
+        } else {
+            LOG.info("backend {} is registered but disabled (enabled = false): it claims nothing", backend.id());
+        }
     }
 
+    /**
+     * The backend's service properties changed (its configuration: {@code service.ranking},
+     * {@code enabled}). A value that is not of the expected form is refused, keeping the current one.
+     */
     void updatedBackend(Backend backend, Map<String, Object> props) {
-        rerank(backend, rank(backend, props));
+        BackendHandle present = handleOf(backend);
+        if (!enabled(backend, props, present != null)) {
+            if (present != null) {
+                LOG.info("backend {} disabled (enabled = false)", backend.id());
+                removeBackend(backend);
+            }
+            return;
+        }
+        if (present == null) {
+            addBackend(backend, rank(backend, props, backend.defaultRank()));
+        } else {
+            rerank(backend, rank(backend, props, present.rank()));
+        }
     }
 
     void unbindBackend(Backend backend) {
         removeBackend(backend);
     }
 
-    static int rank(Backend backend, Map<String, Object> props) {
+    private synchronized BackendHandle handleOf(Backend backend) {
+        for (BackendHandle h : backends) {
+            if (h.backend() == backend) {
+                return h;
+            }
+        }
+        return null;
+    }
+
+    /** The backend's {@code service.ranking}, or {@code current} when it has none or a malformed one (logged). */
+    static int rank(Backend backend, Map<String, Object> props, int current) {
         // "service.ranking" (org.osgi.framework.Constants.SERVICE_RANKING) is an Integer by the spec,
         // but a FileInstall .cfg file gives every value as a String: "200" is meant as 200, and
         // ignoring it would silently keep the backend at its default rank.
         Object r = props.get("service.ranking");
+        if (r == null) {
+            return backend.defaultRank();
+        }
         if (r instanceof Integer i) {
             return i;
         }
-        if (r instanceof String text) {
+        if (r instanceof Long l && l == l.intValue()) {
+            return l.intValue();
+        }
+        if (r instanceof String text && text.strip().matches("[+-]?\\d{1,10}")) {
             try {
                 return Integer.parseInt(text.strip());
             } catch (NumberFormatException e) {
-                // falls through to the warning
+                // out of int range: refused below
             }
         }
-        if (r != null) {
-            LOG.warn("backend {}: service.ranking '{}' ({}) is not an integer; it keeps its default rank {}",
-                    backend.id(), r, r.getClass().getSimpleName(), backend.defaultRank());
+        LOG.error("refused {} service.ranking = '{}': expected an integer from {} to {}; backend {} keeps rank {}",
+                pid(backend, props), r, Integer.MIN_VALUE, Integer.MAX_VALUE, backend.id(), current);
+        return current;
+    }
+
+    /** The backend's {@code enabled} property (true when absent), or {@code current} when malformed (logged). */
+    static boolean enabled(Backend backend, Map<String, Object> props, boolean current) {
+        Object e = props.get("enabled");
+        if (e == null || e instanceof Boolean b && b) {
+            return true;
         }
-        return backend.defaultRank();
+        if (e instanceof Boolean) {
+            return false;
+        }
+        String t = e.toString().strip();
+        if (t.equalsIgnoreCase("true") || t.equalsIgnoreCase("false")) {
+            return Boolean.parseBoolean(t);
+        }
+        LOG.error("refused {} enabled = '{}': expected true or false; backend {} stays {}", pid(backend, props), e,
+                backend.id(), current ? "enabled" : "disabled");
+        return current;
+    }
+
+    private static Object pid(Backend backend, Map<String, Object> props) {
+        Object pid = props.get("service.pid");
+        if (pid == null) {
+            pid = props.get("component.name");
+        }
+        return pid != null ? pid : "backend " + backend.id();
     }
 
     /** Registers a backend at a rank (higher ranks are offered graphs first). */
@@ -166,7 +226,8 @@ public final class RuntimeCore implements GraphRuntime {
 
     /**
      * Drops a backend: later partitionings no longer see it and its compiled partitions fail with
-     * {@link io.partita.graph.BackendUnavailableException}; executions already running finish.
+     * {@link io.partita.graph.BackendUnavailableException}; compilations and executions already running
+     * finish, and when the last of them is done its compiled partitions and cached constants are removed.
      */
     public void removeBackend(Backend backend) {
         List<BackendHandle> gone = new ArrayList<>();
@@ -174,7 +235,6 @@ public final class RuntimeCore implements GraphRuntime {
             List<BackendHandle> next = new ArrayList<>(backends);
             for (BackendHandle h : backends) {
                 if (h.backend() == backend) {
-                    h.markGone();
                     next.remove(h);
                     gone.add(h);
                 }
@@ -182,18 +242,24 @@ public final class RuntimeCore implements GraphRuntime {
             backends = List.copyOf(next);
         }
         for (BackendHandle h : gone) {
-            // Its compiled partitions and constant tensors go with it; leases in use stay valid.
-            int dropped = compiled.removeIf(k -> k.backend() == h);
-            caches.removeBackend(h.id());
-            LOG.info("backend {} removed ({} compiled partitions dropped)", h.id(), dropped);
+            h.markGone(() -> {
+                // Leases in use stay valid; a backend of the same id registered since loses its
+                // entries too, and recomputes them (keys of another bundle revision never match anyway).
+                int dropped = compiled.removeIf(k -> k.backend() == h);
+                caches.removeBackend(h.id());
+                LOG.info("backend {} removed ({} compiled partitions dropped)", h.id(), dropped);
+            });
         }
     }
 
     /** Changes the rank of a registered backend (e.g. its service.ranking was reconfigured). */
     public synchronized void rerank(Backend backend, int rank) {
-        List<BackendHandle> next = new ArrayList<>();
-        for (BackendHandle h : backends) {
-            next.add(h.backend() == backend ? new BackendHandle(backend, rank) : h);
+        List<BackendHandle> next = new ArrayList<>(backends);
+        for (BackendHandle h : next) {
+            if (h.backend() == backend && h.rank() != rank) {
+                h.setRank(rank); // the same handle: what it compiled stays tied to it
+                LOG.info("backend {} now at rank {}", h.id(), rank);
+            }
         }
         next.sort(Comparator.comparingInt(BackendHandle::rank).reversed());
         backends = List.copyOf(next);
@@ -238,7 +304,7 @@ public final class RuntimeCore implements GraphRuntime {
         if (!(graph instanceof GraphImpl g) || g.runtime() != this) {
             throw new InvalidArgumentException("the graph was created by another runtime; create it with this one");
         }
-        return new CompiledGraphImpl(g, g.partitions(policy), engine, budget);
+        return new CompiledGraphImpl(g, policy, engine, budget);
     }
 
     @Override
