@@ -21,6 +21,7 @@ import org.slf4j.LoggerFactory;
 import io.partita.backend.reference.ReferenceBackend;
 import io.partita.cache.CacheManager;
 import io.partita.cache.KernelCache;
+import io.partita.cache.config.ConfigProperties;
 import io.partita.graph.BackendInfo;
 import io.partita.graph.CompiledGraph;
 import io.partita.graph.Engine;
@@ -41,7 +42,7 @@ import io.partita.spi.Backend;
  * service, ranked by its {@code service.ranking}; on a plain class path {@link StandaloneRuntime}
  * creates it.
  */
-@Component(service = GraphRuntime.class, immediate = true, configurationPid = "io.partita.runtime")
+@Component(service = GraphRuntime.class, immediate = true, configurationPid = RuntimeCore.PID)
 @Designate(ocd = RuntimeConfig.class)
 public final class RuntimeCore implements GraphRuntime {
     private static final Logger LOG = LoggerFactory.getLogger(RuntimeCore.class);
@@ -53,6 +54,8 @@ public final class RuntimeCore implements GraphRuntime {
     /** The thread setting passed to backends, 0 until {@link #setThreads} is called. */
     private volatile int threads;
     private final KernelCache<CompiledPartitionKey, CompiledPartitionImpl> compiled;
+    static final String PID = "io.partita.runtime";
+    private final ConfigProperties config;
 
     /**
      * The OSGi component: the memory limit starts from the framework property
@@ -60,9 +63,9 @@ public final class RuntimeCore implements GraphRuntime {
      * follows Config Admin.
      */
     @Activate
-    public RuntimeCore(@Reference CacheManager caches, RuntimeConfig config, BundleContext context) {
+    public RuntimeCore(@Reference CacheManager caches, Map<String, Object> properties, BundleContext context) {
         this(caches, MemoryBudget.create(context.getProperty(MEMORY_LIMIT_PROPERTY), RuntimeCore::malformedProperty));
-        configure(config);
+        configure(properties);
     }
 
     /**
@@ -78,6 +81,10 @@ public final class RuntimeCore implements GraphRuntime {
         this.compiled = caches.kernelCache(CacheManager.COMPILED_PARTITIONS);
         this.budget = budget;
         this.reference = new BackendHandle(new ReferenceBackend(budget::limit), Integer.MIN_VALUE);
+        long initialLimit = budget.limit(); // what removing memory.limit restores
+        this.config = new ConfigProperties(PID).text("memory.limit",
+                "bytes, or a number with k, m, g or t (binary multiples, as -Xmx)",
+                v -> budget.setLimit(MemoryBudget.parse(PID + " memory.limit", v)), () -> budget.setLimit(initialLimit));
     }
 
     /** A property cannot be refused to its writer: it is logged, and the default stays. */
@@ -85,20 +92,11 @@ public final class RuntimeCore implements GraphRuntime {
         LOG.error("ignored: {}", message);
     }
 
-    // Config Admin (PID io.partita.runtime): a malformed value is logged quoting it and the expected
-    // form, and the previous setting stays.
+    // Config Admin (PID io.partita.runtime): changed properties are applied, a removed one restores
+    // the start value, a malformed one is logged quoting it and the expected form (the previous stays).
     @Modified
-    void configure(RuntimeConfig config) {
-        String v = config.memory_limit();
-        if (v == null || v.isBlank()) {
-            return;
-        }
-        try {
-            budget.setLimit(MemoryBudget.parse("io.partita.runtime memory.limit", v));
-            LOG.info("io.partita.runtime memory.limit = {}", v);
-        } catch (InvalidArgumentException e) {
-            LOG.error("refused: {}", e.getMessage());
-        }
+    void configure(Map<String, Object> properties) {
+        config.update(properties);
     }
 
     /** Compiled partitions, shared while their key (backend, ops, ports, engine) is the same. */
