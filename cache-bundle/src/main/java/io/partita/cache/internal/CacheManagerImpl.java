@@ -56,6 +56,8 @@ public final class CacheManagerImpl implements CacheManager {
     private Map<Device, CachePolicy> defaultDevicePolicy;
     private Map<String, Integer> defaultKernelCapacity;
     private final ConfigProperties config;
+    /** The policy property as last applied from Config Admin (null when absent). */
+    private String configuredPolicies;
 
     /**
      * A manager configured from the process environment, read once here. This is how
@@ -87,8 +89,10 @@ public final class CacheManagerImpl implements CacheManager {
         config = new ConfigProperties(PID)
                 .text("constant.tensor.cache.capacity", "KIND[.DEVICE]:MEGABYTES[:POLICY] entries separated by ';'",
                         this::applyConstantTensorCacheSettings, this::resetConstantTensorCacheCapacities)
-                .text("constant.tensor.cache.policy", "KIND[.DEVICE]:POLICY entries separated by ';'",
-                        this::applyConstantTensorCachePolicies, this::resetConstantTensorCachePolicies)
+                .text("constant.tensor.cache.policy", "KIND[.DEVICE]:POLICY entries separated by ';'", v -> {
+                    applyConstantTensorCachePolicies(v);
+                    configuredPolicies = v;
+                }, this::resetConstantTensorCachePolicies)
                 .integer("primitive.cache.capacity", 0, Integer.MAX_VALUE, n -> setKernelCacheCapacity(PRIMITIVES, n),
                         () -> resetKernelCacheCapacity(PRIMITIVES))
                 .integer("compiled.partition.cache.capacity", 0, Integer.MAX_VALUE,
@@ -374,21 +378,34 @@ public final class CacheManagerImpl implements CacheManager {
         config.update(properties).forEach(this::recordSettingError);
     }
 
-    /** Capacities back to the environment's (or unlimited): a lower one flushes, as any capacity change. */
+    /**
+     * Capacities back to the environment's (or unlimited): a lower one flushes, as any capacity
+     * change. The removed property may have set policies too (its third field): they go back to
+     * the environment's as well, with the policy property, if configured, applied over them.
+     */
     synchronized void resetConstantTensorCacheCapacities() {
         kindCapacity.clear();
         kindCapacity.putAll(defaultKindCapacity);
         deviceCapacity.clear();
         deviceCapacity.putAll(defaultDeviceCapacity);
+        resetPolicies();
+        if (configuredPolicies != null) {
+            applyConstantTensorCachePolicies(configuredPolicies);
+        }
         reapply();
     }
 
     synchronized void resetConstantTensorCachePolicies() {
+        configuredPolicies = null;
+        resetPolicies();
+        reapply();
+    }
+
+    private void resetPolicies() {
         kindPolicy.clear();
         kindPolicy.putAll(defaultKindPolicy);
         devicePolicy.clear();
         devicePolicy.putAll(defaultDevicePolicy);
-        reapply();
     }
 
     synchronized void resetKernelCacheCapacity(String name) {

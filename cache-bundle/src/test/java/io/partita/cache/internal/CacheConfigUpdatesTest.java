@@ -90,4 +90,19 @@ class CacheConfigUpdatesTest {
         assertEquals(KernelCache.DEFAULT_CAPACITY, m.kernelCache(CacheManager.PRIMITIVES).capacity());
         assertEquals(5, m.kernelCache(CacheManager.COMPILED_PARTITIONS).capacity());
     }
+
+    @Test
+    void removingACapacityThatSetAPolicyRestoresThePolicyButKeepsTheConfiguredPolicyProperty() {
+        CacheManagerImpl m = new CacheManagerImpl(Map.of());
+        ConstantTensorCache gpu1 = m.constantTensorCache(new Device(DeviceKind.GPU, 1));
+        ConstantTensorCache gpu2 = m.constantTensorCache(new Device(DeviceKind.GPU, 2));
+        m.configure(props("constant.tensor.cache.capacity", "gpu.1:8:cost;gpu.2:8:cost",
+                "constant.tensor.cache.policy", "gpu.2:lru"));
+        assertEquals(CachePolicy.COST, gpu1.policy());
+        assertEquals(CachePolicy.LRU, gpu2.policy());
+        m.configure(props("constant.tensor.cache.policy", "gpu.2:lru"));
+        assertEquals(ConstantTensorCache.UNLIMITED, gpu1.capacity());
+        assertEquals(CachePolicy.NO_EVICT, gpu1.policy());
+        assertEquals(CachePolicy.LRU, gpu2.policy(), "the policy property still applies");
+    }
 }
