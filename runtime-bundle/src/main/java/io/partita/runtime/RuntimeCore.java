@@ -50,6 +50,8 @@ public final class RuntimeCore implements GraphRuntime {
     private final MemoryBudget budget;
     private final BackendHandle reference;
     private volatile List<BackendHandle> backends = List.of();
+    /** Backends registered with {@code enabled = false}, and their ranks: listed, never offered graphs. */
+    private final Map<Backend, Integer> disabled = new java.util.LinkedHashMap<>();
     private final CacheManager caches;
     /** The thread setting passed to backends, 0 until {@link #setThreads} is called. */
     private volatile int threads;
@@ -114,6 +116,9 @@ public final class RuntimeCore implements GraphRuntime {
         if (enabled(backend, props, true)) {
             addBackend(backend, rank(backend, props, backend.defaultRank()));
         } else {
+            synchronized (this) {
+                disabled.put(backend, rank(backend, props, backend.defaultRank()));
+            }
             LOG.info("backend {} is registered but disabled (enabled = false): it claims nothing", backend.id());
         }
     }
@@ -124,7 +129,16 @@ public final class RuntimeCore implements GraphRuntime {
      */
     void updatedBackend(Backend backend, Map<String, Object> props) {
         BackendHandle present = handleOf(backend);
-        if (!enabled(backend, props, present != null)) {
+        Integer off;
+        synchronized (this) {
+            off = disabled.get(backend);
+        }
+        int current = present != null ? present.rank() : off != null ? off : backend.defaultRank();
+        int rank = rank(backend, props, current);
+        if (!enabled(backend, props, off == null)) {
+            synchronized (this) {
+                disabled.put(backend, rank);
+            }
             if (present != null) {
                 LOG.info("backend {} disabled (enabled = false)", backend.id());
                 removeBackend(backend);
@@ -132,13 +146,19 @@ public final class RuntimeCore implements GraphRuntime {
             return;
         }
         if (present == null) {
-            addBackend(backend, rank(backend, props, backend.defaultRank()));
+            synchronized (this) {
+                disabled.remove(backend);
+            }
+            addBackend(backend, rank);
         } else {
-            rerank(backend, rank(backend, props, present.rank()));
+            rerank(backend, rank);
         }
     }
 
     void unbindBackend(Backend backend) {
+        synchronized (this) {
+            disabled.remove(backend);
+        }
         removeBackend(backend);
     }
 
@@ -292,9 +312,20 @@ public final class RuntimeCore implements GraphRuntime {
         return new GraphImpl(this, engineKind, fpMathMode, applyToInt);
     }
 
+    /** Active and disabled backends by rank (the reference backend last). */
     @Override
     public List<BackendInfo> backends() {
-        return activeBackends().stream().map(BackendHandle::info).toList();
+        List<BackendInfo> all = new ArrayList<>();
+        for (BackendHandle h : backends) {
+            all.add(h.info());
+        }
+        synchronized (this) {
+            disabled.forEach((b, rank) -> all.add(new BackendInfo(b.id(), b.version(), rank, b.engineKinds(),
+                    BackendInfo.State.DISABLED, b.description())));
+        }
+        all.sort(Comparator.comparingInt(BackendInfo::rank).reversed());
+        all.add(reference.info());
+        return all;
     }
 
     @Override

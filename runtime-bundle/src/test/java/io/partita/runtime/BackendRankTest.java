@@ -55,7 +55,8 @@ class BackendRankTest {
         rt.updatedBackend(backend, Map.of("service.ranking", "nine"));
         assertEquals(9, rt.backends().get(0).rank(), "a refused ranking keeps the current rank");
         rt.updatedBackend(backend, Map.of("service.ranking", "9", "enabled", "false"));
-        assertEquals("reference", rt.backends().get(0).id());
+        assertEquals(io.partita.graph.BackendInfo.State.DISABLED, rt.backends().get(0).state());
+        assertEquals("reference", rt.activeBackends().get(0).id());
         rt.updatedBackend(backend, Map.of("service.ranking", "9", "enabled", "true"));
         assertEquals("t", rt.backends().get(0).id());
         assertEquals(9, rt.backends().get(0).rank());
