@@ -2,6 +2,7 @@ package io.partita.runtime;
 
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 
 import io.partita.graph.BackendInfo;
 import io.partita.spi.Backend;
@@ -20,12 +21,37 @@ public final class BackendHandle {
     private volatile boolean gone;
     private final AtomicInteger running = new AtomicInteger();
     private final AtomicBoolean dropped = new AtomicBoolean();
+    private final LongAdder compilations = new LongAdder();
+    private final LongAdder executions = new LongAdder();
     private volatile Runnable drop = () -> {
     };
 
     public BackendHandle(Backend backend, int rank) {
         this.backend = backend;
         this.rank = rank;
+    }
+
+    void compiled() {
+        compilations.increment();
+    }
+
+    void executed() {
+        executions.increment();
+    }
+
+    /** Partitions compiled by the backend through this handle. */
+    public long compilations() {
+        return compilations.sum();
+    }
+
+    /** Partition executions started through this handle. */
+    public long executions() {
+        return executions.sum();
+    }
+
+    /** Compilations and executions using the backend now. */
+    public int running() {
+        return running.get();
     }
 
     void setRank(int rank) {

@@ -120,6 +120,7 @@ final class CompiledPartitionImpl implements CompiledPartition {
         if (!backend.enter()) {
             throw unavailable();
         }
+        backend.executed();
         try {
             checkAndExecute(stream, inputs, outputs);
         } finally {
@@ -245,6 +246,7 @@ final class CompiledPartitionImpl implements CompiledPartition {
         if (!backend.enter()) {
             throw unavailable();
         }
+        backend.executed();
         try {
             kernel.execute(stream, inputs, outputs);
         } finally {

@@ -172,6 +172,7 @@ final class PartitionImpl implements Partition {
                     + pattern + "): " + e, e);
         }
         Duration took = Duration.ofNanos(System.nanoTime() - t0);
+        backend.compiled();
         return new CompiledPartitionImpl(this, backend, kernel, request, took);
     }
 

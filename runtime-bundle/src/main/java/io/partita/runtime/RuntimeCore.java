@@ -8,6 +8,7 @@ import java.util.Map;
 import org.osgi.framework.BundleContext;
 import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
+import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Modified;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.component.annotations.ReferenceCardinality;
@@ -58,6 +59,8 @@ public final class RuntimeCore implements GraphRuntime {
     private final KernelCache<CompiledPartitionKey, CompiledPartitionImpl> compiled;
     static final String PID = "io.partita.runtime";
     private final ConfigProperties config;
+    /** The backends' MBeans: in OSGi only (a plain class path runtime registers none). */
+    private volatile BackendMBeans mbeans;
 
     /**
      * The OSGi component: the memory limit starts from the framework property
@@ -68,6 +71,21 @@ public final class RuntimeCore implements GraphRuntime {
     public RuntimeCore(@Reference CacheManager caches, Map<String, Object> properties, BundleContext context) {
         this(caches, MemoryBudget.create(context.getProperty(MEMORY_LIMIT_PROPERTY), RuntimeCore::malformedProperty));
         configure(properties);
+        BackendMBeans m = new BackendMBeans();
+        synchronized (this) {
+            m.register(reference);
+            backends.forEach(m::register); // bound before activation
+            mbeans = m;
+        }
+    }
+
+    @Deactivate
+    void deactivate() {
+        BackendMBeans m = mbeans;
+        mbeans = null;
+        if (m != null) {
+            m.unregisterAll();
+        }
     }
 
     /**
@@ -235,6 +253,10 @@ public final class RuntimeCore implements GraphRuntime {
         next.add(new BackendHandle(backend, rank));
         next.sort(Comparator.comparingInt(BackendHandle::rank).reversed());
         backends = List.copyOf(next);
+        BackendMBeans m = mbeans;
+        if (m != null) {
+            next.stream().filter(h -> h.backend() == backend).forEach(m::register);
+        }
         if (threads > 0) {
             backend.setThreads(threads);
         }
@@ -260,6 +282,10 @@ public final class RuntimeCore implements GraphRuntime {
             backends = List.copyOf(next);
         }
         for (BackendHandle h : gone) {
+            BackendMBeans m = mbeans;
+            if (m != null) {
+                m.unregister(h);
+            }
             h.markGone(() -> {
                 // Leases in use stay valid; a backend of the same id registered since loses its
                 // entries too, and recomputes them (keys of another bundle revision never match anyway).

@@ -56,6 +56,8 @@ public final class CacheManagerImpl implements CacheManager {
     private Map<Device, CachePolicy> defaultDevicePolicy;
     private Map<String, Integer> defaultKernelCapacity;
     private final ConfigProperties config;
+    private java.util.function.Consumer<ConstantTensorCache> newConstantCache;
+    private java.util.function.Consumer<String> newKernelCache;
     /** The policy property as last applied from Config Admin (null when absent). */
     private String configuredPolicies;
 
@@ -131,15 +133,37 @@ public final class CacheManagerImpl implements CacheManager {
     }
 
     private synchronized ConstantTensorCacheImpl create(Device device) {
-        return caches.computeIfAbsent(device, d -> {
-            ConstantTensorCacheImpl c = new ConstantTensorCacheImpl(d);
-            Long cap = effectiveCapacity(d);
-            if (cap != null) {
-                c.setCapacity(cap);
-            }
-            c.setPolicy(effectivePolicy(d));
-            return c;
-        });
+        ConstantTensorCacheImpl existing = caches.get(device);
+        if (existing != null) {
+            return existing;
+        }
+        ConstantTensorCacheImpl c = new ConstantTensorCacheImpl(device);
+        Long cap = effectiveCapacity(device);
+        if (cap != null) {
+            c.setCapacity(cap);
+        }
+        c.setPolicy(effectivePolicy(device));
+        caches.put(device, c);
+        if (newConstantCache != null) {
+            newConstantCache.accept(c);
+        }
+        return c;
+    }
+
+    /**
+     * Tells management tools of every cache, those present now and those created later (null: stop
+     * telling). Used by the JMX component of this bundle.
+     */
+    synchronized void onNewCache(java.util.function.Consumer<ConstantTensorCache> constant,
+            java.util.function.Consumer<String> kernel) {
+        newConstantCache = constant;
+        newKernelCache = kernel;
+        if (constant != null) {
+            caches.values().forEach(constant);
+        }
+        if (kernel != null) {
+            kernelCaches.keySet().forEach(kernel);
+        }
     }
 
     @Override
@@ -275,8 +299,14 @@ public final class CacheManagerImpl implements CacheManager {
         LruKernelCache<?, ?> c = kernelCaches.get(name);
         if (c == null) {
             synchronized (this) {
-                c = kernelCaches.computeIfAbsent(name,
-                        n -> new LruKernelCache<>(n, kernelCapacity.getOrDefault(n, KernelCache.DEFAULT_CAPACITY)));
+                c = kernelCaches.get(name);
+                if (c == null) {
+                    c = new LruKernelCache<>(name, kernelCapacity.getOrDefault(name, KernelCache.DEFAULT_CAPACITY));
+                    kernelCaches.put(name, c);
+                    if (newKernelCache != null) {
+                        newKernelCache.accept(name);
+                    }
+                }
             }
         }
         return (KernelCache<K, V>) c;
