@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import org.junit.Test;
 
@@ -182,6 +183,62 @@ public class LauncherIT {
                 .orElseThrow(() -> new AssertionError("no FileInstall error in: " + out));
         assertTrue(line, line.contains("ERROR org.apache.felix.fileinstall") && line.contains(cfg.toString())
                 && line.contains("Unable to parse unicode value: ZZZZ"));
+    }
+
+    /**
+     * {@code serve --port P}: the container runs without a shell, its MBeans reachable over JMX on
+     * localhost:P; SIGTERM stops it gracefully and removes its storage.
+     */
+    @Test
+    public void serveRunsUntilSigtermWithJmxOnItsPort() throws Exception {
+        int port;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        Path home = ContainerSupport.home().toAbsolutePath();
+        // Into a file: Process.destroy closes the pipes, and what it prints while stopping matters here.
+        Path log = Files.createTempFile("partita-serve", ".log");
+        ProcessBuilder pb = new ProcessBuilder(home.resolve("bin/partita").toString(), "serve", "--port", "" + port)
+                .redirectErrorStream(true).redirectOutput(log.toFile());
+        pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
+        Process p = pb.start();
+        p.getOutputStream().close(); // no shell: input is not read
+        java.util.function.Supplier<String> out = () -> {
+            try {
+                return Files.readString(log);
+            } catch (IOException e) {
+                return e.toString();
+            }
+        };
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (!out.get().contains("partita: serving") && p.isAlive() && System.nanoTime() < deadline) {
+                Thread.sleep(100);
+            }
+            assertTrue(out.get(), out.get().contains("JMX at service:jmx:rmi:///jndi/rmi://localhost:" + port));
+            Thread.sleep(1000);
+            assertTrue("still serving: " + out.get(), p.isAlive());
+            javax.management.remote.JMXServiceURL url = new javax.management.remote.JMXServiceURL(
+                    "service:jmx:rmi:///jndi/rmi://localhost:" + port + "/jmxrmi");
+            try (javax.management.remote.JMXConnector c = javax.management.remote.JMXConnectorFactory.connect(url)) {
+                javax.management.MBeanServerConnection mbs = c.getMBeanServerConnection();
+                assertEquals(100, mbs.getAttribute(new javax.management.ObjectName("io.partita:type=Backend,id=\"dnnl\""),
+                        "Rank"));
+                assertEquals(1024, mbs.getAttribute(
+                        new javax.management.ObjectName("io.partita:type=KernelCache,name=\"compiled_partitions\""),
+                        "Capacity"));
+            }
+        } finally {
+            p.destroy(); // SIGTERM
+            assertTrue("stopped within 60 s", p.waitFor(60, TimeUnit.SECONDS));
+        }
+        assertTrue(out.get(), out.get().contains("partita: stopped (caches flushed, container storage removed)"));
+        try (Stream<Path> left = Files.list(Path.of(System.getProperty("java.io.tmpdir")))) {
+            List<Path> mine = left.filter(f -> f.getFileName().toString().startsWith("partita-felix-" + p.pid() + "-"))
+                    .toList();
+            assertTrue("storage removed: " + mine, mine.isEmpty());
+        }
+        Files.delete(log);
     }
 
     /** The ACL-style backend is deployed below dnnl; its pool cap comes from its PID and a bad value is refused. */
