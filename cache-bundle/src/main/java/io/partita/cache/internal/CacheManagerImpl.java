@@ -233,6 +233,23 @@ public final class CacheManagerImpl implements CacheManager {
     }
 
     @Override
+    public synchronized long constantTensorCacheCapacity(DeviceKind kind) {
+        Long bytes = kindCapacity.get(java.util.Objects.requireNonNull(kind, "kind"));
+        return bytes == null || bytes == ConstantTensorCache.UNLIMITED ? ConstantTensorCache.UNLIMITED : bytes >> 20;
+    }
+
+    @Override
+    public synchronized boolean isConstantTensorCacheEnabled() {
+        for (DeviceKind k : DeviceKind.values()) {
+            Long bytes = kindCapacity.get(k);
+            if (bytes == null || bytes != 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
     public synchronized void applyConstantTensorCacheSettings(String spec) {
         applyCapacities("constant tensor cache capacity", spec);
     }

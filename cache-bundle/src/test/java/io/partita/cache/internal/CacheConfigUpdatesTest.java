@@ -105,4 +105,22 @@ class CacheConfigUpdatesTest {
         assertEquals(CachePolicy.NO_EVICT, gpu1.policy());
         assertEquals(CachePolicy.LRU, gpu2.policy(), "the policy property still applies");
     }
+
+    /** Seed 000's getters: capacity per engine kind in MB and the old enabled switch. */
+    @Test
+    void capacityPerKindAndTheEnabledGetter() {
+        CacheManagerImpl m = new CacheManagerImpl(Map.of());
+        assertEquals(ConstantTensorCache.UNLIMITED, m.constantTensorCacheCapacity(DeviceKind.CPU));
+        assertTrue(m.isConstantTensorCacheEnabled());
+        m.setConstantTensorCacheCapacity(DeviceKind.CPU, 10240);
+        m.configure(props("constant.tensor.cache.capacity", "gpu:2048"));
+        assertEquals(10240, m.constantTensorCacheCapacity(DeviceKind.CPU));
+        assertEquals(2048, m.constantTensorCacheCapacity(DeviceKind.GPU));
+        m.setConstantTensorCacheEnabled(false);
+        assertEquals(0, m.constantTensorCacheCapacity(DeviceKind.GPU));
+        assertEquals(false, m.isConstantTensorCacheEnabled());
+        m.setConstantTensorCacheEnabled(true);
+        assertTrue(m.isConstantTensorCacheEnabled());
+        assertEquals(ConstantTensorCache.UNLIMITED, m.constantTensorCacheCapacity(DeviceKind.CPU));
+    }
 }
