@@ -68,6 +68,8 @@ final class CompiledGraphImpl implements CompiledGraph {
         long[] resultIds;
         Tensor[] results;
         int[] resultSlots;
+        /** The distinct backends of the partitions, entered once per replay (not once per partition). */
+        BackendHandle[] handles;
     }
 
     CompiledGraphImpl(GraphImpl graph, PartitionPolicy policy, Engine engine, MemoryBudget budget) {
@@ -229,14 +231,35 @@ final class CompiledGraphImpl implements CompiledGraph {
     }
 
     private Map<Long, Tensor> replay(Plan p, Stream stream, Tensor[] args) {
-        for (int s = 0; s < p.partitions.size(); s++) {
-            Tensor[] template = p.ins.get(s);
-            int[] slots = p.inputSlots.get(s);
-            Tensor[] ins = new Tensor[template.length];
-            for (int i = 0; i < ins.length; i++) {
-                ins[i] = template[i] != null ? template[i] : args[slots[i]];
+        if (p.handles == null) {
+            p.handles = p.partitions.stream().map(CompiledPartitionImpl::handle).distinct()
+                    .toArray(BackendHandle[]::new);
+        }
+        // Each backend is entered once for the whole call: one that goes meanwhile drops its
+        // cached constants only after the call, and a gone one fails the call before it starts.
+        BackendHandle[] handles = p.handles;
+        int entered = 0;
+        try {
+            for (BackendHandle h : handles) {
+                if (!h.enter()) {
+                    throw new BackendUnavailableException(h.id(), "backend " + h.id()
+                            + " that compiled partitions of this graph is gone (bundle stopped, updated or disabled)");
+                }
+                entered++;
             }
-            p.partitions.get(s).executeChecked(stream, java.util.Arrays.asList(ins), p.outs.get(s));
+            for (int s = 0; s < p.partitions.size(); s++) {
+                Tensor[] template = p.ins.get(s);
+                int[] slots = p.inputSlots.get(s);
+                Tensor[] ins = new Tensor[template.length];
+                for (int i = 0; i < ins.length; i++) {
+                    ins[i] = template[i] != null ? template[i] : args[slots[i]];
+                }
+                p.partitions.get(s).executeEntered(stream, java.util.Arrays.asList(ins), p.outs.get(s));
+            }
+        } finally {
+            for (int i = 0; i < entered; i++) {
+                handles[i].leave();
+            }
         }
         Map<Long, Tensor> result = new LinkedHashMap<>();
         for (int o = 0; o < p.resultIds.length; o++) {

@@ -238,20 +238,14 @@ final class CompiledPartitionImpl implements CompiledPartition {
         return dynamic;
     }
 
-    /**
-     * A replay of a call {@link #execute} checked before with tensors of the same shapes, layouts,
-     * engines and memory: only what can change in between (the backend going away) is checked again.
-     */
-    void executeChecked(Stream stream, List<Tensor> inputs, List<Tensor> outputs) {
-        if (!backend.enter()) {
-            throw unavailable();
-        }
+    BackendHandle handle() {
+        return backend;
+    }
+
+    /** A replay's call while its caller holds the backend {@linkplain BackendHandle#enter entered}. */
+    void executeEntered(Stream stream, List<Tensor> inputs, List<Tensor> outputs) {
         backend.executed();
-        try {
-            kernel.execute(stream, inputs, outputs);
-        } finally {
-            backend.leave();
-        }
+        kernel.execute(stream, inputs, outputs);
     }
 
     @Override
