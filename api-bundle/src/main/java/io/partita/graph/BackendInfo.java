@@ -14,7 +14,12 @@ public record BackendInfo(String id, String version, int rank, Set<EngineKind> e
         /** Registered and used by new partitionings. */
         ACTIVE,
         /** Its bundle went away; partitions it compiled fail with {@link BackendUnavailableException}. */
-        GONE
+        GONE,
+        /**
+         * Registered but switched off by its configuration ({@code enabled = false}): offered no
+         * graphs; partitions it compiled fail with {@link BackendUnavailableException}.
+         */
+        DISABLED
     }
 
     public BackendInfo {

@@ -57,6 +57,15 @@ public interface CacheManager {
     /** The old switch: true restores the default (unlimited) for all kinds, false sets 0 for all. */
     void setConstantTensorCacheEnabled(boolean enabled);
 
+    /**
+     * The capacity in megabytes set for an engine kind (API, environment, Config Admin; devices
+     * with a setting of their own aside): {@link ConstantTensorCache#UNLIMITED} when none is set.
+     */
+    long constantTensorCacheCapacity(DeviceKind kind);
+
+    /** The old getter: false when every engine kind's capacity is 0 (the cache is off), true otherwise. */
+    boolean isConstantTensorCacheEnabled();
+
     /** Applies settings written as the environment variable takes them: {@code cpu:10240;gpu.1:512:lru}. */
     void applyConstantTensorCacheSettings(String spec);
 

@@ -50,5 +50,8 @@ public interface ConstantTensorCache {
     /** Removes every tensor of a backend (its bundle went away). @return how many */
     int removeBackend(String backendId);
 
+    /** Bytes of the tensors of one backend held now (e.g. 0 once its bundle went away). */
+    long sizeBytes(String backendId);
+
     CacheStats stats();
 }

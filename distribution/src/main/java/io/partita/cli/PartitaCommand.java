@@ -23,7 +23,7 @@ import picocli.CommandLine.Option;
         description = "Runs oneDNN-style graphs and ONNX models on the Partita runtime.",
         subcommands = {RunCommand.class, PartitionsCommand.class, BackendsCommand.class, HarnessCommand.class,
             ConvertCommand.class, ConformanceCommand.class,
-            CacheCommand.class, ShellCommand.class, TrainStartupCommand.class})
+            CacheCommand.class, ShellCommand.class, ServeCommand.class, TrainStartupCommand.class})
 public final class PartitaCommand implements Runnable {
 
     /** Exit codes. */

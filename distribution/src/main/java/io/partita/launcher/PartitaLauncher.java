@@ -57,14 +57,16 @@ public final class PartitaLauncher {
         FileInstallProblems.reportOnStderr(FILEINSTALL_LOG);
         Path home = Paths.get(System.getProperty("partita.home", ".")).toAbsolutePath().normalize();
         boolean shell = args.length > 0 && "shell".equals(args[0]);
+        boolean serve = args.length > 0 && "serve".equals(args[0]);
         int code;
         FelixStorage storage = null;
         try {
+            int port = serve ? Serve.port(args) : 0;
             storage = createStorage();
-            code = shell ? shell(home, storage) : command(home, storage, args);
+            code = shell ? shell(home, storage) : serve ? serve(home, storage, port) : command(home, storage, args);
         } catch (LaunchException e) {
             System.err.println("partita: " + e.getMessage());
-            code = 3;
+            code = e.exitCode;
         } finally {
             if (storage != null) {
                 deleteQuietly(storage);
@@ -93,8 +95,16 @@ public final class PartitaLauncher {
             throw new LaunchException("cannot create the container's storage in " + tmp + ": " + e.getMessage());
         }
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            shuttingDown = true;
             Framework fw = framework;
             if (fw != null && (fw.getState() & (Bundle.STARTING | Bundle.ACTIVE | Bundle.STOPPING)) != 0) {
+                if (serving) {
+                    System.err.println("partita: stopping: waiting for running executions");
+                    int left = Serve.drain(TimeUnit.SECONDS.toMillis(30));
+                    if (left > 0) {
+                        System.err.println("partita: warning: " + left + " executions still running after 30 s; stopping anyway");
+                    }
+                }
                 try {
                     fw.stop();
                     fw.waitForStop(TimeUnit.SECONDS.toMillis(10));
@@ -103,6 +113,9 @@ public final class PartitaLauncher {
                 }
             }
             deleteQuietly(storage);
+            if (serving) {
+                System.err.println("partita: stopped (caches flushed, container storage removed)");
+            }
         }, "partita-storage-cleanup"));
         return storage;
     }
@@ -128,6 +141,33 @@ public final class PartitaLauncher {
         fw.waitForStop(0);
         return 0;
     }
+
+    /**
+     * The container without a shell until the JVM is told to stop (SIGTERM, Ctrl-C): the shutdown
+     * hook lets running executions finish, stops the framework (the cache bundle flushes its caches
+     * as it stops) and removes the storage.
+     */
+    private static int serve(Path home, FelixStorage storage, int port) throws Exception {
+        Framework fw = start(home, storage, false);
+        awaitCli(fw.getBundleContext(), home);
+        awaitBackends(fw.getBundleContext());
+        if (port > 0) {
+            Serve.jmx(port);
+        }
+        serving = true;
+        System.err.println("partita: serving (pid " + ProcessHandle.current().pid() + ")"
+                + (port > 0 ? "; JMX at " + Serve.url(port) : "") + "; stop with SIGTERM or Ctrl-C");
+        fw.waitForStop(0);
+        while (shuttingDown) {
+            Thread.sleep(1000); // the shutdown hook stops and cleans up; the JVM ends when it is done
+        }
+        return 0;
+    }
+
+    /** Set once {@code serve} is up: the shutdown hook then drains and reports. */
+    private static volatile boolean serving;
+    /** Set when the shutdown hook starts. */
+    private static volatile boolean shuttingDown;
 
     private static boolean isShell(String symbolicName) {
         return "org.apache.felix.gogo.shell".equals(symbolicName);
@@ -294,9 +334,16 @@ public final class PartitaLauncher {
     /** A launch problem with a message for the user. */
     static final class LaunchException extends Exception {
         private static final long serialVersionUID = 1L;
+        /** 3 (a launcher problem) unless the user's command line is at fault (2). */
+        final int exitCode;
 
         LaunchException(String message) {
+            this(message, 3);
+        }
+
+        LaunchException(String message, int exitCode) {
             super(message);
+            this.exitCode = exitCode;
         }
     }
 }

@@ -53,6 +53,7 @@ final class ContainerSupport {
         options.add(frameworkProperty("felix.fileinstall.poll").value("200"));
         options.add(frameworkProperty("felix.fileinstall.noInitialDelay").value("true"));
         options.add(frameworkProperty("felix.fileinstall.enableConfigSave").value("false"));
+        options.add(frameworkProperty("felix.fileinstall.log.level").value("2")); // warnings, as the launcher sets it
         options.add(systemProperty("org.ops4j.pax.logging.DefaultServiceLog.level").value("WARN"));
         options.add(systemProperty("org.slf4j.simpleLogger.defaultLogLevel").value("warn"));
         return options.toArray(Option[]::new);

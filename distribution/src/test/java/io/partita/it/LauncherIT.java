@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import org.junit.Test;
 
@@ -85,7 +86,7 @@ public class LauncherIT {
         Files.writeString(cfg, "enabled = false\nmatmul.kernel = fastest\n");
         try {
             Run off = partita(null, "backends");
-            assertTrue(off.out, off.out.contains("disabled (io.partita.gpu enabled=false)"));
+            assertTrue(off.out, off.out.matches("(?s).*\\ngpu +100 +gpu +disabled .*disabled \\(io\\.partita\\.gpu enabled=false\\).*"));
             assertTrue(off.out, off.out.contains("matmul kernel 'fastest': expected auto, tiled or rows"));
         } finally {
             Files.deleteIfExists(cfg);
@@ -195,6 +196,113 @@ public class LauncherIT {
         }
     }
 
+    /**
+     * A file FileInstall cannot parse, written while the container runs (FileInstall then logs to
+     * the OSGi Log Service, which nothing printed): its error reaches the console through SLF4J.
+     */
+    @Test
+    public void aConfigurationFileBrokenWhileRunningIsReportedThroughSlf4j() throws Exception {
+        Path home = ContainerSupport.home().toAbsolutePath();
+        Path cfg = home.resolve("conf").resolve("io.partita.it.live.cfg");
+        ProcessBuilder pb = new ProcessBuilder(home.resolve("bin/partita").toString(), "shell").redirectErrorStream(true);
+        pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
+        Process p = pb.start();
+        StringBuffer out = new StringBuffer();
+        Thread reader = new Thread(() -> {
+            try (java.io.InputStream in = p.getInputStream()) {
+                byte[] buf = new byte[4096];
+                for (int n; (n = in.read(buf)) > 0;) {
+                    out.append(new String(buf, 0, n, StandardCharsets.UTF_8));
+                }
+            } catch (IOException e) {
+                out.append(e);
+            }
+        });
+        reader.start();
+        try {
+            // The shell's first output (its banner or prompt) comes once the container is up.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (out.length() == 0 && System.nanoTime() < deadline) {
+                Thread.sleep(100);
+            }
+            Thread.sleep(2000);
+            Files.writeString(cfg, "answer = \\uZZZZ\n");
+            deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (!out.toString().contains("Failed to install artifact") && System.nanoTime() < deadline) {
+                Thread.sleep(100);
+            }
+        } finally {
+            Files.deleteIfExists(cfg);
+            p.getOutputStream().close(); // end of input: the shell stops the container
+            if (!p.waitFor(60, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+            }
+            reader.join(10_000);
+        }
+        String line = out.toString().lines().filter(l -> l.contains("Failed to install artifact")).findFirst()
+                .orElseThrow(() -> new AssertionError("no FileInstall error in: " + out));
+        // FileInstall picks its logger once: the OSGi Log Service when it is up by then (its entries go
+        // on through SLF4J), else java.util.logging (the launcher's one-line handler). Both reach the console.
+        assertTrue(line, (line.contains("ERROR org.apache.felix.fileinstall") || line.startsWith("partita: configuration: "))
+                && line.contains(cfg.toString()) && line.contains("Unable to parse unicode value: ZZZZ"));
+    }
+
+    /**
+     * {@code serve --port P}: the container runs without a shell, its MBeans reachable over JMX on
+     * localhost:P; SIGTERM stops it gracefully and removes its storage.
+     */
+    @Test
+    public void serveRunsUntilSigtermWithJmxOnItsPort() throws Exception {
+        int port;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        Path home = ContainerSupport.home().toAbsolutePath();
+        // Into a file: Process.destroy closes the pipes, and what it prints while stopping matters here.
+        Path log = Files.createTempFile("partita-serve", ".log");
+        ProcessBuilder pb = new ProcessBuilder(home.resolve("bin/partita").toString(), "serve", "--port", "" + port)
+                .redirectErrorStream(true).redirectOutput(log.toFile());
+        pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
+        Process p = pb.start();
+        p.getOutputStream().close(); // no shell: input is not read
+        java.util.function.Supplier<String> out = () -> {
+            try {
+                return Files.readString(log);
+            } catch (IOException e) {
+                return e.toString();
+            }
+        };
+        try {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (!out.get().contains("partita: serving") && p.isAlive() && System.nanoTime() < deadline) {
+                Thread.sleep(100);
+            }
+            assertTrue(out.get(), out.get().contains("JMX at service:jmx:rmi:///jndi/rmi://localhost:" + port));
+            Thread.sleep(1000);
+            assertTrue("still serving: " + out.get(), p.isAlive());
+            javax.management.remote.JMXServiceURL url = new javax.management.remote.JMXServiceURL(
+                    "service:jmx:rmi:///jndi/rmi://localhost:" + port + "/jmxrmi");
+            try (javax.management.remote.JMXConnector c = javax.management.remote.JMXConnectorFactory.connect(url)) {
+                javax.management.MBeanServerConnection mbs = c.getMBeanServerConnection();
+                assertEquals(100, mbs.getAttribute(new javax.management.ObjectName("io.partita:type=Backend,id=\"dnnl\""),
+                        "Rank"));
+                assertEquals(1024, mbs.getAttribute(
+                        new javax.management.ObjectName("io.partita:type=KernelCache,name=\"compiled_partitions\""),
+                        "Capacity"));
+            }
+        } finally {
+            p.destroy(); // SIGTERM
+            assertTrue("stopped within 60 s", p.waitFor(60, TimeUnit.SECONDS));
+        }
+        assertTrue(out.get(), out.get().contains("partita: stopped (caches flushed, container storage removed)"));
+        try (Stream<Path> left = Files.list(Path.of(System.getProperty("java.io.tmpdir")))) {
+            List<Path> mine = left.filter(f -> f.getFileName().toString().startsWith("partita-felix-" + p.pid() + "-"))
+                    .toList();
+            assertTrue("storage removed: " + mine, mine.isEmpty());
+        }
+        Files.delete(log);
+    }
+
     /** The ACL-style backend is deployed below dnnl; its pool cap comes from its PID and a bad value is refused. */
     @Test
     public void theAclBackendIsListedBelowDnnlWithItsConfiguredPoolCap() throws Exception {
@@ -208,7 +316,8 @@ public class LauncherIT {
             assertTrue(r.out, dnnl >= 0 && acl > dnnl && r.out.contains("cap=64MB"));
             Files.writeString(cfg, "pool.cap.mb = lots\n");
             Run bad = partita(null, "backends");
-            assertTrue(bad.out, bad.out.contains("pool.cap.mb must be a whole number of megabytes from 0 to 1048576, got 'lots'")
+            assertTrue(bad.out, bad.out.contains("refused io.partita.backend.acl pool.cap.mb = 'lots': expected an integer"
+                    + " from 0 to 1048576; the previous setting stays")
                     && bad.out.contains("cap=1024MB"));
         } finally {
             Files.deleteIfExists(cfg);

@@ -1,21 +1,95 @@
 package io.partita.runtime;
 
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+
 import io.partita.graph.BackendInfo;
 import io.partita.spi.Backend;
 
 /**
- * The runtime's record of one registered backend. When the backend goes away the handle is
- * marked gone: kernels already executing finish, new executions of its partitions fail with
- * {@link io.partita.graph.BackendUnavailableException}.
+ * The runtime's record of one registered backend, from its registration until it goes away (a
+ * rank change keeps the handle, so partitions compiled before it stay tied to it). When the backend
+ * goes the handle is marked gone: compilations and executions already running finish, new ones
+ * of its partitions fail with {@link io.partita.graph.BackendUnavailableException}, and once the
+ * last running one has left, the handle's drop action runs (its cached constants and compiled
+ * partitions are removed then, so none a late execution added survives).
  */
 public final class BackendHandle {
     private final Backend backend;
-    private final int rank;
+    private volatile int rank;
     private volatile boolean gone;
+    private final AtomicInteger running = new AtomicInteger();
+    private final AtomicBoolean dropped = new AtomicBoolean();
+    private final LongAdder compilations = new LongAdder();
+    private final LongAdder executions = new LongAdder();
+    private volatile Runnable drop = () -> {
+    };
 
     public BackendHandle(Backend backend, int rank) {
         this.backend = backend;
         this.rank = rank;
+    }
+
+    void compiled() {
+        compilations.increment();
+    }
+
+    void executed() {
+        executions.increment();
+    }
+
+    /** Partitions compiled by the backend through this handle. */
+    public long compilations() {
+        return compilations.sum();
+    }
+
+    /** Partition executions started through this handle. */
+    public long executions() {
+        return executions.sum();
+    }
+
+    /** Compilations and executions using the backend now. */
+    public int running() {
+        return running.get();
+    }
+
+    void setRank(int rank) {
+        this.rank = rank;
+    }
+
+    /**
+     * Called before a compilation or execution uses the backend: false when it is gone (nothing
+     * runs then); after true, {@link #leave} must follow.
+     */
+    boolean enter() {
+        running.incrementAndGet();
+        if (gone) {
+            leave();
+            return false;
+        }
+        return true;
+    }
+
+    void leave() {
+        if (running.decrementAndGet() == 0 && gone) {
+            drained();
+        }
+    }
+
+    /** Marks the backend gone; {@code drop} runs once nothing uses it any more (now, or when the last user leaves). */
+    void markGone(Runnable drop) {
+        this.drop = drop;
+        gone = true;
+        if (running.get() == 0) {
+            drained();
+        }
+    }
+
+    private void drained() {
+        if (dropped.compareAndSet(false, true)) {
+            drop.run();
+        }
     }
 
     public Backend backend() {
@@ -32,10 +106,6 @@ public final class BackendHandle {
 
     public boolean isGone() {
         return gone;
-    }
-
-    void markGone() {
-        gone = true;
     }
 
     public BackendInfo info() {

@@ -8,12 +8,16 @@ import java.util.List;
 import java.util.Map;
 
 import io.partita.cache.CaptureMemo;
+import io.partita.graph.BackendUnavailableException;
 import io.partita.graph.CompiledGraph;
 import io.partita.graph.CompiledPartition;
 import io.partita.graph.Engine;
 import io.partita.graph.InvalidArgumentException;
 import io.partita.graph.LogicalTensor;
+import io.partita.graph.Op;
+import io.partita.graph.PartitaException;
 import io.partita.graph.Partition;
+import io.partita.graph.PartitionPolicy;
 import io.partita.graph.Stream;
 import io.partita.graph.Tensor;
 
@@ -34,7 +38,14 @@ import io.partita.graph.Tensor;
  * {@code CaptureMemo.setEnabled(false)} plans every call.
  */
 final class CompiledGraphImpl implements CompiledGraph {
-    private final List<Step> steps;
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(CompiledGraphImpl.class);
+    /** Claims one compilation may refuse before giving up (each refusal re-partitions the graph). */
+    private static final int MAX_REFUSALS = 16;
+    /** Re-partitionings one call may do when backends keep going away under it. */
+    private static final int MAX_RECOMPILES = 8;
+    private final GraphImpl graph;
+    private final PartitionPolicy policy;
+    private volatile List<Step> steps;
     private final List<LogicalTensor> inputs;
     private final List<LogicalTensor> outputs;
     private final Engine engine;
@@ -45,8 +56,8 @@ final class CompiledGraphImpl implements CompiledGraph {
     private long reserved;
     private long allocated;
     private boolean closed;
-    private final CaptureMemo<Plan> memo = new CaptureMemo<>(CaptureMemo.defaultCapacity(), p -> {
-    });
+    /** Replaced when the graph is compiled again (the recorded plans name the old partitions). */
+    private CaptureMemo<Plan> memo = newMemo();
     /** Set once a recording found a shape computed from an intermediate value: never memoized. */
     private boolean valueDependent;
 
@@ -62,9 +73,14 @@ final class CompiledGraphImpl implements CompiledGraph {
         long[] resultIds;
         Tensor[] results;
         int[] resultSlots;
+        /** The distinct backends of the partitions, entered once per replay (not once per partition). */
+        BackendHandle[] handles;
     }
 
-    CompiledGraphImpl(GraphImpl graph, List<Partition> partitions, Engine engine, MemoryBudget budget) {
+    CompiledGraphImpl(GraphImpl graph, PartitionPolicy policy, Engine engine, MemoryBudget budget) {
+        this.graph = graph;
+        this.policy = policy;
+        List<Partition> partitions = graph.partitions(policy);
         this.engine = engine;
         this.budget = budget;
         // Reserved before any backend compiles: one buffer per partition output, by id, beside the
@@ -79,17 +95,7 @@ final class CompiledGraphImpl implements CompiledGraph {
             for (LogicalTensor t : graph.inputs()) {
                 known.put(t.id(), t);
             }
-            List<Step> s = new ArrayList<>(partitions.size());
-            for (Partition p : partitions) {
-                List<LogicalTensor> ins = new ArrayList<>();
-                for (LogicalTensor t : p.inputs()) {
-                    ins.add(known.getOrDefault(t.id(), t));
-                }
-                CompiledPartition cp = p.compile(ins, p.outputs(), engine);
-                cp.outputs().forEach(t -> known.put(t.id(), t));
-                s.add(new Step(p, cp));
-            }
-            this.steps = List.copyOf(s);
+            this.steps = compileAll(partitions, known, engine);
             this.inputs = graph.inputs();
             List<LogicalTensor> outs = new ArrayList<>();
             for (LogicalTensor t : graph.outputs()) {
@@ -100,6 +106,76 @@ final class CompiledGraphImpl implements CompiledGraph {
             budget.release(reserved);
             throw e;
         }
+    }
+
+    private static CaptureMemo<Plan> newMemo() {
+        return new CaptureMemo<>(CaptureMemo.defaultCapacity(), p -> {
+        });
+    }
+
+    /**
+     * Compiles the partitions in order. A backend that cannot compile its claim (an unsupported
+     * feature, generated code the JVM rejected, an OpenCL build error: any failure that is not the
+     * caller's input or the memory limit) has that claim refused for this graph, and the graph is
+     * partitioned again, so its ops go to the other backends, the reference backend last.
+     */
+    private List<Step> compileAll(List<Partition> partitions, Map<Long, LogicalTensor> known, Engine engine) {
+        for (int refusals = 0;; refusals++) {
+            Map<Long, LogicalTensor> k = new HashMap<>(known);
+            List<Step> s = new ArrayList<>(partitions.size());
+            Partition failed = null;
+            PartitaException why = null;
+            for (Partition p : partitions) {
+                List<LogicalTensor> ins = new ArrayList<>();
+                for (LogicalTensor t : p.inputs()) {
+                    ins.add(k.getOrDefault(t.id(), t));
+                }
+                CompiledPartition cp;
+                try {
+                    cp = p.compile(ins, p.outputs(), engine);
+                } catch (PartitaException e) {
+                    if (!backendFailure(p, e) || refusals == MAX_REFUSALS) {
+                        throw e;
+                    }
+                    failed = p;
+                    why = e;
+                    break;
+                }
+                cp.outputs().forEach(t -> k.put(t.id(), t));
+                s.add(new Step(p, cp));
+            }
+            if (failed == null) {
+                known.putAll(k);
+                return List.copyOf(s);
+            }
+            LOG.warn("backend {} could not compile partition {} ({}, ops {}): {}; its ops go to the other backends",
+                    failed.backendId(), failed.id(), failed.pattern(), failed.ops().stream().map(Op::id).toList(),
+                    why.getMessage());
+            graph.refuseClaim(failed.backendId(), failed.ops().stream().map(Op::id).toList(), why.getMessage());
+            partitions = graph.partitions(policy);
+        }
+    }
+
+    /** A failure of the backend itself (not the caller's input, the memory limit or a backend that left). */
+    private boolean backendFailure(Partition p, PartitaException e) {
+        return !(e instanceof InvalidArgumentException || e instanceof io.partita.graph.InvalidGraphException
+                || e instanceof io.partita.graph.MemoryLimitException || e instanceof BackendUnavailableException)
+                && !p.backendId().equals(graph.runtime().fallbackFor(graph.engineKind()).id());
+    }
+
+    /**
+     * A backend of a partition went away: partitions the graph again over the backends present now
+     * and compiles it (the buffers stay; one a new partitioning needs more of reserves the difference).
+     */
+    private void recompile() {
+        Map<Long, LogicalTensor> known = new HashMap<>();
+        for (LogicalTensor t : inputs) {
+            known.put(t.id(), t);
+        }
+        steps = compileAll(graph.partitions(policy), known, engine);
+        memo.close();
+        memo = newMemo();
+        valueDependent = false;
     }
 
     @Override
@@ -117,11 +193,45 @@ final class CompiledGraphImpl implements CompiledGraph {
         return outputs;
     }
 
+    /**
+     * Runs the graph. When the backend of a partition has gone (bundle stopped, updated or disabled),
+     * the graph is partitioned and compiled again over the backends present now and the call runs
+     * again from the start (its inputs are unchanged): callers never see that backend's
+     * {@link io.partita.graph.BackendUnavailableException} unless backends keep going away through
+     * {@value #MAX_RECOMPILES} re-partitionings of one call.
+     */
     @Override
     public synchronized Map<Long, Tensor> execute(Stream stream, Map<Long, Tensor> given) {
         if (closed) {
             throw new IllegalStateException("the compiled graph is closed");
         }
+        for (int attempt = 0;; attempt++) {
+            try {
+                return executeOnce(stream, given);
+            } catch (BackendUnavailableException e) {
+                if (attempt == MAX_RECOMPILES) {
+                    throw e;
+                }
+                recompileAfter(e, attempt);
+            }
+        }
+    }
+
+    private void recompileAfter(BackendUnavailableException gone, int attempt) {
+        for (;; attempt++) {
+            try {
+                recompile();
+                return;
+            } catch (BackendUnavailableException e) {
+                if (attempt >= MAX_RECOMPILES) {
+                    e.addSuppressed(gone);
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private Map<Long, Tensor> executeOnce(Stream stream, Map<Long, Tensor> given) {
         if (!CaptureMemo.enabled() || valueDependent || given.size() != inputs.size()) {
             return plan(stream, given, null);
         }
@@ -162,14 +272,35 @@ final class CompiledGraphImpl implements CompiledGraph {
     }
 
     private Map<Long, Tensor> replay(Plan p, Stream stream, Tensor[] args) {
-        for (int s = 0; s < p.partitions.size(); s++) {
-            Tensor[] template = p.ins.get(s);
-            int[] slots = p.inputSlots.get(s);
-            Tensor[] ins = new Tensor[template.length];
-            for (int i = 0; i < ins.length; i++) {
-                ins[i] = template[i] != null ? template[i] : args[slots[i]];
+        if (p.handles == null) {
+            p.handles = p.partitions.stream().map(CompiledPartitionImpl::handle).distinct()
+                    .toArray(BackendHandle[]::new);
+        }
+        // Each backend is entered once for the whole call: one that goes meanwhile drops its
+        // cached constants only after the call, and a gone one fails the call before it starts.
+        BackendHandle[] handles = p.handles;
+        int entered = 0;
+        try {
+            for (BackendHandle h : handles) {
+                if (!h.enter()) {
+                    throw new BackendUnavailableException(h.id(), "backend " + h.id()
+                            + " that compiled partitions of this graph is gone (bundle stopped, updated or disabled)");
+                }
+                entered++;
             }
-            p.partitions.get(s).executeChecked(stream, java.util.Arrays.asList(ins), p.outs.get(s));
+            for (int s = 0; s < p.partitions.size(); s++) {
+                Tensor[] template = p.ins.get(s);
+                int[] slots = p.inputSlots.get(s);
+                Tensor[] ins = new Tensor[template.length];
+                for (int i = 0; i < ins.length; i++) {
+                    ins[i] = template[i] != null ? template[i] : args[slots[i]];
+                }
+                p.partitions.get(s).executeEntered(stream, java.util.Arrays.asList(ins), p.outs.get(s));
+            }
+        } finally {
+            for (int i = 0; i < entered; i++) {
+                handles[i].leave();
+            }
         }
         Map<Long, Tensor> result = new LinkedHashMap<>();
         for (int o = 0; o < p.resultIds.length; o++) {
@@ -265,7 +396,7 @@ final class CompiledGraphImpl implements CompiledGraph {
     }
 
     /** Plans memoized for this graph (for tests). */
-    CaptureMemo<Plan> memo() {
+    synchronized CaptureMemo<Plan> memo() {
         return memo;
     }
 

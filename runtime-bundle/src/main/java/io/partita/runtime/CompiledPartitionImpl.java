@@ -145,10 +145,23 @@ final class CompiledPartitionImpl implements CompiledPartition {
 
     @Override
     public void execute(Stream stream, List<Tensor> inputs, List<Tensor> outputs) {
-        if (backend.isGone()) {
-            throw new BackendUnavailableException(backend.id(), "backend " + backend.id() + " that compiled partition "
-                    + partition.id() + " is gone (bundle stopped or updated); partition the graph again");
+        if (!backend.enter()) {
+            throw unavailable();
         }
+        backend.executed();
+        try {
+            checkAndExecute(stream, inputs, outputs);
+        } finally {
+            backend.leave();
+        }
+    }
+
+    private BackendUnavailableException unavailable() {
+        return new BackendUnavailableException(backend.id(), "backend " + backend.id() + " that compiled partition "
+                + partition.id() + " is gone (bundle stopped, updated or disabled); partition the graph again");
+    }
+
+    private void checkAndExecute(Stream stream, List<Tensor> inputs, List<Tensor> outputs) {
         if (!stream.engine().equals(request.engine())) {
             throw new InvalidArgumentException("partition " + partition.id() + " was compiled for engine "
                     + request.engine() + " but the stream is on " + stream.engine());
@@ -253,15 +266,13 @@ final class CompiledPartitionImpl implements CompiledPartition {
         return dynamic;
     }
 
-    /**
-     * A replay of a call {@link #execute} checked before with tensors of the same shapes, layouts,
-     * engines and memory: only what can change in between (the backend going away) is checked again.
-     */
-    void executeChecked(Stream stream, List<Tensor> inputs, List<Tensor> outputs) {
-        if (backend.isGone()) {
-            throw new BackendUnavailableException(backend.id(), "backend " + backend.id() + " that compiled partition "
-                    + partition.id() + " is gone (bundle stopped or updated); partition the graph again");
-        }
+    BackendHandle handle() {
+        return backend;
+    }
+
+    /** A replay's call while its caller holds the backend {@linkplain BackendHandle#enter entered}. */
+    void executeEntered(Stream stream, List<Tensor> inputs, List<Tensor> outputs) {
+        backend.executed();
         kernel.execute(stream, inputs, outputs);
     }
 

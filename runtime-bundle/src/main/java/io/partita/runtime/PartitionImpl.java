@@ -183,6 +183,12 @@ final class PartitionImpl implements Partition {
             java.util.function.Supplier<CompiledPartitionImpl> create) {
         CompiledPartitionKey key = new CompiledPartitionKey(backend, pattern, request.ops(), request.inputs(),
                 request.outputs(), request.engine(), graph.fpMathMode());
+        // Counted as a use of the backend: if it goes meanwhile, its cache entries are dropped after
+        // this compilation stored them, not before.
+        if (!backend.enter()) {
+            throw new BackendUnavailableException(backend.id(), "backend " + backend.id()
+                    + " is gone; partition the graph again");
+        }
         try {
             return graph.runtime().compiledPartitions().getOrCreate(key, k -> create.get());
         } catch (KernelCreationException e) {
@@ -191,6 +197,8 @@ final class PartitionImpl implements Partition {
                 throw r;
             }
             throw e;
+        } finally {
+            backend.leave();
         }
     }
 
@@ -237,6 +245,7 @@ final class PartitionImpl implements Partition {
                     + pattern + "): " + e, e);
         }
         Duration took = Duration.ofNanos(System.nanoTime() - t0);
+        backend.compiled();
         return new CompiledPartitionImpl(this, backend, kernel, request, took, id, false);
     }
 
@@ -255,6 +264,7 @@ final class PartitionImpl implements Partition {
                     + " refused the blobs: " + e, e);
         }
         Duration took = Duration.ofNanos(System.nanoTime() - t0);
+        backend.compiled();
         return new CompiledPartitionImpl(this, backend, kernel, request, took, id, true);
     }
 

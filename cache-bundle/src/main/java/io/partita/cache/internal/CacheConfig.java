@@ -4,8 +4,10 @@ import org.osgi.service.metatype.annotations.AttributeDefinition;
 import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 
 /**
- * Config Admin settings of PID {@code io.partita.cache}. Each has the same form as its environment
- * variable; an empty value leaves the current setting as it is.
+ * Config Admin settings of PID {@code io.partita.cache} (the metatype consoles render; the manager
+ * reads the raw properties, see {@link io.partita.cache.config.ConfigProperties}). Each has the same
+ * form as its environment variable; a removed or empty value restores the environment's setting, or
+ * the built-in default.
  */
 @ObjectClassDefinition(name = "Partita caches",
         description = "Capacities and policies of the constant tensor caches and the kernel caches.")
@@ -24,10 +26,10 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
 
     @AttributeDefinition(name = "Primitive cache capacity",
             description = "Entries of the primitive kernel cache (default 1024). Same as PARTITA_PRIMITIVE_CACHE_CAPACITY.")
-    String primitive_cache_capacity() default "";
+    int primitive_cache_capacity() default io.partita.cache.KernelCache.DEFAULT_CAPACITY;
 
     @AttributeDefinition(name = "Compiled partition cache capacity",
             description = "Entries of the compiled-partition cache (default 1024). Same as "
                     + "PARTITA_COMPILED_PARTITION_CACHE_CAPACITY.")
-    String compiled_partition_cache_capacity() default "";
+    int compiled_partition_cache_capacity() default io.partita.cache.KernelCache.DEFAULT_CAPACITY;
 }

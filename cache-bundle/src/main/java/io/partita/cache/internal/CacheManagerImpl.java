@@ -28,6 +28,7 @@ import io.partita.cache.InvalidCacheSettingException;
 import io.partita.cache.KernelCache;
 import io.partita.cache.KernelCacheStats;
 import io.partita.cache.PersistentCache;
+import io.partita.cache.config.ConfigProperties;
 
 /**
  * The process's caches and their settings. A setting for a kind applies to every device of that
@@ -47,6 +48,18 @@ public final class CacheManagerImpl implements CacheManager {
     private final Map<String, Integer> kernelCapacity = new HashMap<>();
     private final PersistentStore persistent = new PersistentStore();
     private volatile String lastError;
+    static final String PID = "io.partita.cache";
+    /** The settings from the environment (or built in): what a removed Config Admin property falls back to. */
+    private Map<DeviceKind, Long> defaultKindCapacity;
+    private Map<Device, Long> defaultDeviceCapacity;
+    private Map<DeviceKind, CachePolicy> defaultKindPolicy;
+    private Map<Device, CachePolicy> defaultDevicePolicy;
+    private Map<String, Integer> defaultKernelCapacity;
+    private final ConfigProperties config;
+    private java.util.function.Consumer<ConstantTensorCache> newConstantCache;
+    private java.util.function.Consumer<String> newKernelCache;
+    /** The policy property as last applied from Config Admin (null when absent). */
+    private String configuredPolicies;
 
     /**
      * A manager configured from the process environment, read once here. This is how
@@ -67,6 +80,26 @@ public final class CacheManagerImpl implements CacheManager {
         persistentFromEnv(env, PERSISTENT_DIR_ENV, this::applyPersistentCacheDirectory);
         persistentFromEnv(env, PERSISTENT_CAPACITY_ENV, this::applyPersistentCacheCapacity);
         persistentFromEnv(env, PERSISTENT_ENGINES_ENV, this::applyPersistentCacheEngines);
+        // What removing a Config Admin property (or deleting the configuration) restores.
+        synchronized (this) {
+            defaultKindCapacity = new EnumMap<>(kindCapacity);
+            defaultDeviceCapacity = new HashMap<>(deviceCapacity);
+            defaultKindPolicy = new EnumMap<>(kindPolicy);
+            defaultDevicePolicy = new HashMap<>(devicePolicy);
+            defaultKernelCapacity = new HashMap<>(kernelCapacity);
+        }
+        config = new ConfigProperties(PID)
+                .text("constant.tensor.cache.capacity", "KIND[.DEVICE]:MEGABYTES[:POLICY] entries separated by ';'",
+                        this::applyConstantTensorCacheSettings, this::resetConstantTensorCacheCapacities)
+                .text("constant.tensor.cache.policy", "KIND[.DEVICE]:POLICY entries separated by ';'", v -> {
+                    applyConstantTensorCachePolicies(v);
+                    configuredPolicies = v;
+                }, this::resetConstantTensorCachePolicies)
+                .integer("primitive.cache.capacity", 0, Integer.MAX_VALUE, n -> setKernelCacheCapacity(PRIMITIVES, n),
+                        () -> resetKernelCacheCapacity(PRIMITIVES))
+                .integer("compiled.partition.cache.capacity", 0, Integer.MAX_VALUE,
+                        n -> setKernelCacheCapacity(COMPILED_PARTITIONS, n),
+                        () -> resetKernelCacheCapacity(COMPILED_PARTITIONS));
     }
 
     private void persistentFromEnv(Map<String, String> env, String var, java.util.function.BiConsumer<String, String> setter) {
@@ -100,15 +133,37 @@ public final class CacheManagerImpl implements CacheManager {
     }
 
     private synchronized ConstantTensorCacheImpl create(Device device) {
-        return caches.computeIfAbsent(device, d -> {
-            ConstantTensorCacheImpl c = new ConstantTensorCacheImpl(d);
-            Long cap = effectiveCapacity(d);
-            if (cap != null) {
-                c.setCapacity(cap);
-            }
-            c.setPolicy(effectivePolicy(d));
-            return c;
-        });
+        ConstantTensorCacheImpl existing = caches.get(device);
+        if (existing != null) {
+            return existing;
+        }
+        ConstantTensorCacheImpl c = new ConstantTensorCacheImpl(device);
+        Long cap = effectiveCapacity(device);
+        if (cap != null) {
+            c.setCapacity(cap);
+        }
+        c.setPolicy(effectivePolicy(device));
+        caches.put(device, c);
+        if (newConstantCache != null) {
+            newConstantCache.accept(c);
+        }
+        return c;
+    }
+
+    /**
+     * Tells management tools of every cache, those present now and those created later (null: stop
+     * telling). Used by the JMX component of this bundle.
+     */
+    synchronized void onNewCache(java.util.function.Consumer<ConstantTensorCache> constant,
+            java.util.function.Consumer<String> kernel) {
+        newConstantCache = constant;
+        newKernelCache = kernel;
+        if (constant != null) {
+            caches.values().forEach(constant);
+        }
+        if (kernel != null) {
+            kernelCaches.keySet().forEach(kernel);
+        }
     }
 
     @Override
@@ -178,6 +233,23 @@ public final class CacheManagerImpl implements CacheManager {
     }
 
     @Override
+    public synchronized long constantTensorCacheCapacity(DeviceKind kind) {
+        Long bytes = kindCapacity.get(java.util.Objects.requireNonNull(kind, "kind"));
+        return bytes == null || bytes == ConstantTensorCache.UNLIMITED ? ConstantTensorCache.UNLIMITED : bytes >> 20;
+    }
+
+    @Override
+    public synchronized boolean isConstantTensorCacheEnabled() {
+        for (DeviceKind k : DeviceKind.values()) {
+            Long bytes = kindCapacity.get(k);
+            if (bytes == null || bytes != 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
     public synchronized void applyConstantTensorCacheSettings(String spec) {
         applyCapacities("constant tensor cache capacity", spec);
     }
@@ -232,6 +304,8 @@ public final class CacheManagerImpl implements CacheManager {
             Long cap = effectiveCapacity(c.device());
             if (cap != null && (cap != c.capacity() || !c.isCapacitySet())) {
                 c.setCapacity(cap);
+            } else if (cap == null && c.capacity() != ConstantTensorCache.UNLIMITED) {
+                c.setCapacity(ConstantTensorCache.UNLIMITED); // its setting was removed: the default, no flush
             }
         }
     }
@@ -242,8 +316,14 @@ public final class CacheManagerImpl implements CacheManager {
         LruKernelCache<?, ?> c = kernelCaches.get(name);
         if (c == null) {
             synchronized (this) {
-                c = kernelCaches.computeIfAbsent(name,
-                        n -> new LruKernelCache<>(n, kernelCapacity.getOrDefault(n, KernelCache.DEFAULT_CAPACITY)));
+                c = kernelCaches.get(name);
+                if (c == null) {
+                    c = new LruKernelCache<>(name, kernelCapacity.getOrDefault(name, KernelCache.DEFAULT_CAPACITY));
+                    kernelCaches.put(name, c);
+                    if (newKernelCache != null) {
+                        newKernelCache.accept(name);
+                    }
+                }
             }
         }
         return (KernelCache<K, V>) c;
@@ -335,41 +415,48 @@ public final class CacheManagerImpl implements CacheManager {
         return Optional.ofNullable(lastError);
     }
 
-    // Config Admin (PID io.partita.cache): a malformed property is logged quoting it and the expected
-    // form, remembered for management tools, and the previous setting stays.
+    // Config Admin (PID io.partita.cache): only the properties that changed since the last
+    // configuration are applied; a removed one (or a deleted configuration) restores the environment's
+    // or built-in setting; a malformed one is logged quoting it and the expected form, remembered for
+    // management tools, and the previous setting stays.
     @Activate
     @Modified
-    void configure(CacheConfig config) {
-        apply("constant.tensor.cache.capacity", config.constant_tensor_cache_capacity(),
-                this::applyConstantTensorCacheSettings);
-        apply("constant.tensor.cache.policy", config.constant_tensor_cache_policy(),
-                this::applyConstantTensorCachePolicies);
-        apply("primitive.cache.capacity", config.primitive_cache_capacity(), v -> setKernelCacheCapacity(
-                PRIMITIVES, entries("primitive.cache.capacity", v)));
-        apply("compiled.partition.cache.capacity", config.compiled_partition_cache_capacity(),
-                v -> setKernelCacheCapacity(COMPILED_PARTITIONS, entries("compiled.partition.cache.capacity", v)));
+    void configure(Map<String, Object> properties) {
+        config.update(properties).forEach(this::recordSettingError);
     }
 
-    private static int entries(String property, String value) {
-        String t = value.trim();
-        if (!t.matches("\\d{1,9}")) {
-            throw new InvalidCacheSettingException("io.partita.cache " + property + "='" + value
-                    + "' is not a number of entries; expected a non-negative integer");
+    /**
+     * Capacities back to the environment's (or unlimited): a lower one flushes, as any capacity
+     * change. The removed property may have set policies too (its third field): they go back to
+     * the environment's as well, with the policy property, if configured, applied over them.
+     */
+    synchronized void resetConstantTensorCacheCapacities() {
+        kindCapacity.clear();
+        kindCapacity.putAll(defaultKindCapacity);
+        deviceCapacity.clear();
+        deviceCapacity.putAll(defaultDeviceCapacity);
+        resetPolicies();
+        if (configuredPolicies != null) {
+            applyConstantTensorCachePolicies(configuredPolicies);
         }
-        return Integer.parseInt(t);
+        reapply();
     }
 
-    private void apply(String property, String value, java.util.function.Consumer<String> setter) {
-        if (value == null || value.isBlank()) {
-            return;
-        }
-        try {
-            setter.accept(value);
-            LOG.info("io.partita.cache {} = {}", property, value);
-        } catch (InvalidCacheSettingException e) {
-            recordSettingError("io.partita.cache " + property + ": " + e.getMessage());
-            LOG.error("refused io.partita.cache {}: {}", property, e.getMessage());
-        }
+    synchronized void resetConstantTensorCachePolicies() {
+        configuredPolicies = null;
+        resetPolicies();
+        reapply();
+    }
+
+    private void resetPolicies() {
+        kindPolicy.clear();
+        kindPolicy.putAll(defaultKindPolicy);
+        devicePolicy.clear();
+        devicePolicy.putAll(defaultDevicePolicy);
+    }
+
+    synchronized void resetKernelCacheCapacity(String name) {
+        setKernelCacheCapacity(name, defaultKernelCapacity.getOrDefault(name, KernelCache.DEFAULT_CAPACITY));
     }
 
     /** Records a refusal made elsewhere (e.g. of a Config Admin property). */

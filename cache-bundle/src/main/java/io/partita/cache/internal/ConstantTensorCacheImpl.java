@@ -337,6 +337,19 @@ final class ConstantTensorCacheImpl implements ConstantTensorCache {
         return evicted.size();
     }
 
+    @Override
+    public long sizeBytes(String backendId) {
+        long bytes = 0;
+        synchronized (lock) {
+            for (Entry e : map.values()) {
+                if (e.key.backendId().equals(backendId)) {
+                    bytes += e.size;
+                }
+            }
+        }
+        return bytes;
+    }
+
     /** Removes everything (settings change, bundle stop). */
     int flush() {
         List<Entry> evicted = new ArrayList<>();

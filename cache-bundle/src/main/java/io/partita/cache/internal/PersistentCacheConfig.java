@@ -19,7 +19,7 @@ import org.osgi.service.metatype.annotations.ObjectClassDefinition;
     @AttributeDefinition(name = "Capacity (MB)",
             description = "Megabytes on disk; the oldest entries are evicted first; 0 (the default) disables the "
                     + "cache. Same as PARTITA_PERSISTENT_CACHE_CAPACITY.")
-    String capacity() default "";
+    long capacity() default 0;
 
     @AttributeDefinition(name = "Engine kinds",
             description = "Engine kinds using the cache, separated by ';' (cpu, gpu), or none; default gpu. "

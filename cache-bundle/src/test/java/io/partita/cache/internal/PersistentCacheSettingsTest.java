@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
-import java.lang.annotation.Annotation;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFileAttributeView;
@@ -109,8 +108,8 @@ class PersistentCacheSettingsTest {
         InvalidCacheSettingException e = assertThrows(InvalidCacheSettingException.class,
                 () -> m.setPersistentCacheDirectory(open));
         assertTrue(e.getMessage().contains("expected a directory only its owner can write"), e.getMessage());
-        new PersistentCacheConfiguration(m, config(open.toString(), "", ""));
-        assertTrue(m.lastSettingError().orElseThrow().startsWith("io.partita.cache.persistent directory='" + open),
+        new PersistentCacheConfiguration(m, Map.of(), config(open.toString(), "", ""));
+        assertTrue(m.lastSettingError().orElseThrow().contains("io.partita.cache.persistent directory='" + open),
                 m.lastSettingError().orElseThrow());
         assertEquals(Optional.empty(), m.persistentCache().directory());
     }
@@ -119,7 +118,7 @@ class PersistentCacheSettingsTest {
     void configAdminSetsTheStoreAndARefusedPropertyKeepsThePreviousValue() {
         CacheManagerImpl m = new CacheManagerImpl(Map.of(CacheManager.PERSISTENT_CAPACITY_ENV, "10"));
         Path dir = tmp.resolve("osgi");
-        PersistentCacheConfiguration c = new PersistentCacheConfiguration(m, config(dir.toString(), "128", "cpu"));
+        PersistentCacheConfiguration c = new PersistentCacheConfiguration(m, Map.of(), config(dir.toString(), "128", "cpu"));
         assertEquals(Optional.of(dir), m.persistentCache().directory());
         assertEquals(128, m.persistentCache().capacityMegabytes(), "Config Admin came later: it wins");
         assertTrue(m.persistentCache().enabled(DeviceKind.CPU));
@@ -127,8 +126,10 @@ class PersistentCacheSettingsTest {
         c.configure(config("", "12x", "none"));
         assertEquals(128, m.persistentCache().capacityMegabytes(), "the refused capacity leaves the previous one");
         assertTrue(m.lastSettingError().orElseThrow().startsWith(
-                "io.partita.cache.persistent capacity='12x': not a number of megabytes"), m.lastSettingError().orElseThrow());
-        assertEquals(Optional.of(dir), m.persistentCache().directory(), "an empty property changes nothing");
+                "refused io.partita.cache.persistent capacity = '12x': expected a non-negative number of megabytes"),
+                m.lastSettingError().orElseThrow());
+        assertEquals(Optional.of(dir), m.persistentCache().directory(),
+                "a removed directory without an environment default keeps the directory (capacity 0 would turn it off)");
         assertFalse(m.persistentCache().enabled(DeviceKind.CPU), "engines none: off everywhere");
         m.setPersistentCacheCapacity(7);
         assertEquals(7, m.persistentCache().capacityMegabytes(), "and the API after it wins");
@@ -149,27 +150,8 @@ class PersistentCacheSettingsTest {
         assertTrue(line.endsWith("hits 1, misses 1, stores 1, rejects 0"), line);
     }
 
-    static PersistentCacheConfig config(String directory, String capacity, String engines) {
-        return new PersistentCacheConfig() {
-            @Override
-            public Class<? extends Annotation> annotationType() {
-                return PersistentCacheConfig.class;
-            }
-
-            @Override
-            public String directory() {
-                return directory;
-            }
-
-            @Override
-            public String capacity() {
-                return capacity;
-            }
-
-            @Override
-            public String engines() {
-                return engines;
-            }
-        };
+    /** The properties as FileInstall gives them: text; an empty one stands for a removed property. */
+    static Map<String, Object> config(String directory, String capacity, String engines) {
+        return Map.of("directory", directory, "capacity", capacity, "engines", engines);
     }
 }

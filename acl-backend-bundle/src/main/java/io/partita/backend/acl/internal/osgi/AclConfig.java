@@ -15,9 +15,13 @@ import io.partita.backend.acl.internal.AclBackend;
 
     @AttributeDefinition(name = "Pool cap (MB)", description = "Megabytes of operator working memory kept in pools"
             + " across runs (0 to " + AclSettings.MAX_POOL_CAP_MB + "); pools beyond it are freed after their run.")
-    String pool_cap_mb() default "" + AclBackend.DEFAULT_POOL_CAP_MB;
+    long pool_cap_mb() default AclBackend.DEFAULT_POOL_CAP_MB;
 
     @AttributeDefinition(name = "Memory manager", description = "'cached' keeps each primitive's pools between runs;"
             + " 'on-demand' allocates them every run (the baseline). Applies to primitives created afterwards.")
     String memory_manager() default "cached";
+
+    @AttributeDefinition(name = "Enabled", description = "When false the runtime offers the backend no graphs; its"
+            + " compiled partitions re-partition onto the other backends.")
+    boolean enabled() default true;
 }

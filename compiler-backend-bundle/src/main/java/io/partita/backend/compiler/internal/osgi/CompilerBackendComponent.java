@@ -13,7 +13,8 @@ import io.partita.spi.ForwardingBackend;
 
 /**
  * Registers the graph-compiler backend (rank 150 unless configured: the runtime reads
- * {@code service.ranking} from the configuration, a malformed value keeps the default).
+ * {@code service.ranking} and {@code enabled} from the configuration; a malformed value is logged and
+ * the current one stays).
  */
 @Component(service = Backend.class, configurationPid = "io.partita.backend.compiler",
         property = "service.ranking:Integer=" + CompilerBackend.DEFAULT_RANK)

@@ -6,47 +6,49 @@ import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Modified;
 import org.osgi.service.component.annotations.Reference;
 import org.osgi.service.metatype.annotations.Designate;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+
+import java.util.Map;
 
 import io.partita.backend.dnnl.internal.DnnlBackend;
-import io.partita.backend.dnnl.internal.ThreadSetting;
 import io.partita.cache.CacheManager;
+import io.partita.cache.config.ConfigProperties;
+import io.partita.graph.GraphRuntime;
 import io.partita.spi.Backend;
 import io.partita.spi.ForwardingBackend;
 
 /**
- * Registers the DNNL-style backend (rank 100 unless configured). A malformed {@code threads} value
- * is logged with the value and the expected form, and the previous setting stays.
+ * Registers the DNNL-style backend (rank 100 unless configured). Config Admin properties are
+ * applied as {@link ConfigProperties} does: text coerced to the declared type, only changed ones
+ * applied, a removed one restored to its default, a malformed one logged naming PID, key, value and
+ * expected form while the previous setting stays. {@code service.ranking} and {@code enabled} are
+ * read by the runtime from the service properties.
  */
-@Component(service = Backend.class, configurationPid = "io.partita.backend.dnnl", property = "service.ranking:Integer=" + DnnlBackend.DEFAULT_RANK)
+@Component(service = Backend.class, configurationPid = DnnlBackendComponent.PID, property = "service.ranking:Integer=" + DnnlBackend.DEFAULT_RANK)
 @Designate(ocd = DnnlConfig.class)
 public class DnnlBackendComponent extends ForwardingBackend {
-    private static final Logger LOG = LoggerFactory.getLogger(DnnlBackendComponent.class);
+    static final String PID = "io.partita.backend.dnnl";
 
     private final DnnlBackend backend;
+    private final ConfigProperties config;
 
     @Activate
-    public DnnlBackendComponent(@Reference CacheManager caches, DnnlConfig config) {
-        this(new DnnlBackend(caches), config);
+    public DnnlBackendComponent(@Reference CacheManager caches, Map<String, Object> properties) {
+        this(new DnnlBackend(caches), properties);
     }
 
-    private DnnlBackendComponent(DnnlBackend backend, DnnlConfig config) {
+    private DnnlBackendComponent(DnnlBackend backend, Map<String, Object> properties) {
         super(backend);
         this.backend = backend;
-        configure(config);
+        int initialThreads = backend.threads(); // PARTITA_DNNL_THREADS or all cores: what removing the property restores
+        this.config = new ConfigProperties(PID)
+                .integer("threads", 0, GraphRuntime.MAX_THREADS,
+                        n -> backend.setThreads(n == 0 ? initialThreads : n), () -> backend.setThreads(initialThreads));
+        configure(properties);
     }
 
     @Modified
-    void configure(DnnlConfig config) {
-        String t = config.threads();
-        if (t != null && !t.isBlank()) {
-            try {
-                backend.setThreads(ThreadSetting.parse("io.partita.backend.dnnl threads", t));
-            } catch (IllegalArgumentException e) {
-                LOG.error("refused: {}", e.getMessage());
-            }
-        }
+    void configure(Map<String, Object> properties) {
+        config.update(properties);
     }
 
     @Deactivate

@@ -1,0 +1,28 @@
+package io.partita.runtime;
+
+import java.util.List;
+
+/** JMX view of one registered backend ({@code io.partita:type=Backend,id=dnnl}). */
+public interface BackendMXBean {
+    String getId();
+
+    String getVersion();
+
+    int getRank();
+
+    /** active, gone or disabled. */
+    String getState();
+
+    List<String> getEngineKinds();
+
+    String getDescription();
+
+    /** Partitions this backend compiled since it registered (cache hits not counted). */
+    long getCompiledPartitions();
+
+    /** Partition executions it ran (or is running) since it registered. */
+    long getExecutions();
+
+    /** Compilations and executions running on it now. */
+    int getRunning();
+}
