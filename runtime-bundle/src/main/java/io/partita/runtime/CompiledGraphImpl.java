@@ -120,6 +120,7 @@ final class CompiledGraphImpl implements CompiledGraph {
      * partitioned again, so its ops go to the other backends, the reference backend last.
      */
     private List<Step> compileAll(List<Partition> partitions, Map<Long, LogicalTensor> known, Engine engine) {
+        PartitaException first = null; // the failure that started the fallback: what to report if it leads nowhere
         for (int refusals = 0;; refusals++) {
             Map<Long, LogicalTensor> k = new HashMap<>(known);
             List<Step> s = new ArrayList<>(partitions.size());
@@ -135,6 +136,10 @@ final class CompiledGraphImpl implements CompiledGraph {
                     cp = p.compile(ins, p.outputs(), engine);
                 } catch (PartitaException e) {
                     if (!backendFailure(p, e) || refusals == MAX_REFUSALS) {
+                        if (first != null) {
+                            first.addSuppressed(e);
+                            throw first;
+                        }
                         throw e;
                     }
                     failed = p;
@@ -152,7 +157,15 @@ final class CompiledGraphImpl implements CompiledGraph {
                     failed.backendId(), failed.id(), failed.pattern(), failed.ops().stream().map(Op::id).toList(),
                     why.getMessage());
             graph.refuseClaim(failed.backendId(), failed.ops().stream().map(Op::id).toList(), why.getMessage());
-            partitions = graph.partitions(policy);
+            if (first == null) {
+                first = why;
+            }
+            try {
+                partitions = graph.partitions(policy);
+            } catch (PartitaException e) {
+                first.addSuppressed(e);
+                throw first;
+            }
         }
     }
 

@@ -37,7 +37,7 @@ import io.partita.testing.TestBackend;
 class CompileFallbackTest {
 
     /** Claims like the fused test backend and fails to compile the claims whose first op id is in {@code failing}. */
-    private static final class Failing extends ForwardingBackend {
+    private static class Failing extends ForwardingBackend {
         final AtomicInteger failures = new AtomicInteger();
         private final RuntimeException failure;
         private final List<Long> failing;
@@ -117,6 +117,27 @@ class CompileFallbackTest {
                     cg.steps().toString());
             assertEquals(4, cg.steps().size(), "one op per reference partition");
         }
+    }
+
+    /** On an engine the reference backend cannot run, a failure that no other backend can take is reported as it was. */
+    @Test
+    void whenNothingElseCanTakeTheOpsTheOriginalFailureIsReported() {
+        Failing gpu = new Failing("gpu", 10, new UnsupportedFeatureException("engine gpu.7 does not exist"),
+                List.of(0L, 2L)) {
+            @Override
+            public java.util.Set<io.partita.graph.EngineKind> engineKinds() {
+                return java.util.Set.of(io.partita.graph.EngineKind.GPU);
+            }
+        };
+        RuntimeCore rt = runtime(gpu);
+        Graph g = Graphs.twoLayers(rt, 2, 3, 4);
+        Graph gg = rt.createGraph(io.partita.graph.EngineKind.GPU);
+        g.ops().forEach(gg::add);
+        gg.finalizeGraph();
+        UnsupportedFeatureException e = assertThrows(UnsupportedFeatureException.class,
+                () -> rt.compile(gg, PartitionPolicy.FUSION, new Engine(io.partita.graph.EngineKind.GPU, 7)));
+        assertEquals("engine gpu.7 does not exist", e.getMessage());
+        assertTrue(e.getSuppressed().length == 1, "the reference backend's refusal is kept beside it");
     }
 
     @Test
