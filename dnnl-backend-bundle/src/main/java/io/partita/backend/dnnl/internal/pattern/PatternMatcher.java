@@ -27,7 +27,7 @@ public final class PatternMatcher {
             OpKind.Maximum, OpKind.Minimum);
     static final Set<OpKind> CHAIN_BASES = Set.of(OpKind.MatMul, OpKind.Convolution, OpKind.SoftMax, OpKind.MaxPool,
             OpKind.AvgPool, OpKind.ReduceSum, OpKind.ReduceMean, OpKind.BiasAdd, OpKind.Add, OpKind.Subtract,
-            OpKind.Multiply, OpKind.Divide, OpKind.Maximum, OpKind.Minimum);
+            OpKind.Multiply, OpKind.Divide, OpKind.Maximum, OpKind.Minimum, OpKind.BatchNormInference);
 
     private PatternMatcher() {
     }
@@ -71,6 +71,8 @@ public final class PatternMatcher {
             return chain;
         }
         boolean biasAllowed = base.kind() == OpKind.MatMul || base.kind() == OpKind.Convolution;
+        // BatchNormInference after a convolution is folded into it or applied per channel in its store
+        int channelAxis = base.kind() == OpKind.Convolution ? channelAxis(base, out.ndims()) : -1;
         while (true) {
             if (g.isGraphOutput(out.id())) {
                 break;
@@ -91,6 +93,9 @@ public final class PatternMatcher {
                 ok = next.input(0).id() == out.id();
             } else if (BINARY.contains(next.kind())) {
                 ok = binaryPostOp(next, out, produced);
+            } else if (next.kind() == OpKind.BatchNormInference) {
+                ok = channelAxis >= 0 && next.input(0).id() == out.id() && batchNormParams(next, produced)
+                        && channelAxis(next, out.ndims()) == channelAxis;
             } else {
                 ok = false;
             }
@@ -118,6 +123,27 @@ public final class PatternMatcher {
             return false;
         }
         return broadcastsTo(other.dims(), value.dims());
+    }
+
+    /** The channel axis a Convolution or BatchNormInference reads by its data_format (NXC: last). */
+    static int channelAxis(Op op, int rank) {
+        return "NCX".equals(op.stringAttr("data_format")) ? 1 : rank - 1;
+    }
+
+    /** gamma, beta, mean, variance: 1-D, one value per channel of src, none made inside the chain. */
+    private static boolean batchNormParams(Op bn, Set<Long> produced) {
+        LogicalTensor src = bn.input(0);
+        if (bn.inputs().size() != 5 || src.ndims() < 2) {
+            return false;
+        }
+        long channels = src.dims()[channelAxis(bn, src.ndims())];
+        for (int i = 1; i < 5; i++) {
+            LogicalTensor p = bn.input(i);
+            if (p.ndims() != 1 || p.dims()[0] != channels || produced.contains(p.id()) || p.id() == src.id()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     static boolean broadcastsTo(long[] from, long[] to) {
@@ -154,6 +180,7 @@ public final class PatternMatcher {
             case MaxPool, AvgPool -> op.input(0).ndims() >= 3 && op.input(0).ndims() <= 5;
             // dst, and optionally the stats output
             case SoftMax -> op.outputs().size() <= 2;
+            case BatchNormInference -> batchNormParams(op, Set.of());
             // the axes attribute only (an axes input would be s32 and is refused above anyway)
             case ReduceSum, ReduceMean -> op.inputs().size() == 1;
             default -> true;
