@@ -75,7 +75,7 @@ class BatchNormFusionAgainstReferenceTest {
     void convBatchNormRelu(String geometry, String format, boolean constantWeights, boolean constantBn,
             boolean ownBias, boolean biasAdd) {
         boolean nxc = format.equals("NXC");
-        Conv c = Conv.parse(geometry).with(nxc, false, constantWeights);
+        Conv c = Conv.parse(geometry).with(nxc, nxc, constantWeights); // NXC with XIO weights
         long[] d = c.dstDims();
         List<Partition> parts = AgainstReference.check(g -> {
             Op.Builder conv = c.op(0, f32(0, c.srcDims()), c.weights(1), f32(2, d));

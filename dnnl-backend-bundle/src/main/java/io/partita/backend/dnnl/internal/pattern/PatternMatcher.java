@@ -235,6 +235,7 @@ public final class PatternMatcher {
             case MatMul -> "matmul";
             case Convolution -> "conv";
             case BiasAdd -> "bias";
+            case BatchNormInference -> "bn";
             default -> k.spelling().toLowerCase(java.util.Locale.ROOT);
         };
     }
