@@ -153,4 +153,62 @@ class BatchNormFusionAgainstReferenceTest {
         assertEquals(1, parts.size(), parts.toString());
         Tensors.assertClaimed(parts, "dnnl", 0, 1);
     }
+
+    /** MatMul + bias + residual Add (a tensor shaped like the output) + GELU: one partition, the residual read in the store. */
+    @ParameterizedTest(name = "residual on the {0}")
+    @ValueSource(strings = {"left", "right"})
+    void matmulBiasSumGelu(String side) {
+        List<Partition> parts = AgainstReference.check(g -> {
+            g.add(Op.builder(0, OpKind.MatMul).inputs(f32(0, 37, 70), f32(1, 70, 45).withProperty(PropertyType.CONSTANT))
+                    .output(f32(2, 37, 45)).build());
+            g.add(Op.builder(1, OpKind.BiasAdd).inputs(f32(2, 37, 45), param(3, 45, true)).output(f32(4, 37, 45)).build());
+            boolean left = side.equals("left");
+            g.add(Op.builder(2, OpKind.Add).inputs(left ? f32(5, 37, 45) : f32(4, 37, 45), left ? f32(4, 37, 45)
+                    : f32(5, 37, 45)).output(f32(6, 37, 45)).build());
+            g.add(Op.builder(3, OpKind.GELU).input(f32(6, 37, 45)).output(f32(7, 37, 45)).build());
+        }, 71);
+        assertEquals(1, parts.size(), parts.toString());
+        Tensors.assertClaimed(parts, "dnnl", 0, 1, 2, 3);
+    }
+
+    /**
+     * conv → (BN) → Add scalar → Sigmoid and Multiply of the same value (swish) → ReLU, as benchdnn's
+     * conv_add_swish_relu_fusion: one partition, the swish one activation in the store.
+     */
+    @ParameterizedTest(name = "{0} bn={1} sigmoid first={2}")
+    @CsvSource({"NCX,false,true", "NXC,false,false", "NCX,true,false", "NXC,true,true"})
+    void convSwishRelu(String format, boolean bn, boolean sigmoidFirst) {
+        boolean nxc = format.equals("NXC");
+        Conv c = Conv.parse("2,13,9,8,21,3,3,1,1,1,1,1,1,1,1,1,None").with(nxc, false, true);
+        long[] d = c.dstDims();
+        List<Partition> parts = AgainstReference.check(g -> {
+            g.add(c.op(0, f32(0, c.srcDims()), c.weights(1), f32(2, d)).input(param(3, c.oc(), true)).build());
+            LogicalTensor x = f32(2, d);
+            if (bn) {
+                g.add(batchNorm(1, x, 20, c.oc(), true, format, f32(4, d)));
+                x = f32(4, d);
+            }
+            g.add(Op.builder(2, OpKind.Add).inputs(x, f32(5, 1, 1, 1, 1)).output(f32(6, d)).build());
+            g.add(Op.builder(3, OpKind.Sigmoid).input(f32(6, d)).output(f32(7, d)).build());
+            g.add(Op.builder(4, OpKind.Multiply).inputs(sigmoidFirst ? f32(7, d) : f32(6, d),
+                    sigmoidFirst ? f32(6, d) : f32(7, d)).output(f32(8, d)).build());
+            g.add(Op.builder(5, OpKind.ReLU).input(f32(8, d)).output(f32(9, d)).build());
+        }, 79);
+        assertEquals(1, parts.size(), parts.toString());
+        assertConvPartition(parts, bn ? 6 : 5);
+    }
+
+    /** A sigmoid whose result is also read elsewhere is no swish: the chain stops before it, results still agree. */
+    @Test
+    void sigmoidReadTwiceIsNotFused() {
+        Conv c = Conv.parse("1,5,6,7,9,3,3,1,1,1,1,1,1,1,1,1,None").with(false, false, true);
+        long[] d = c.dstDims();
+        List<Partition> parts = AgainstReference.check(g -> {
+            g.add(c.op(0, f32(0, c.srcDims()), c.weights(1), f32(2, d)).build());
+            g.add(Op.builder(1, OpKind.Sigmoid).input(f32(2, d)).output(f32(3, d)).build());
+            g.add(Op.builder(2, OpKind.Multiply).inputs(f32(2, d), f32(3, d)).output(f32(4, d)).build());
+            g.add(Op.builder(3, OpKind.Add).inputs(f32(3, d), f32(4, d)).output(f32(5, d)).build());
+        }, 83);
+        assertConvPartition(parts, 1);
+    }
 }

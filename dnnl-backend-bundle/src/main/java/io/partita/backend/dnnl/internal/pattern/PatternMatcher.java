@@ -78,6 +78,21 @@ public final class PatternMatcher {
                 break;
             }
             List<Op> consumers = g.consumers(out.id());
+            if (consumers.size() == 2) {
+                // x * sigmoid(x) (swish, SiLU): the one place a chain value is read twice, fused as one activation
+                Op[] sw = swish(g, out, consumers);
+                if (sw == null || !joinable(g, sw[0], taken, implemented) || !joinable(g, sw[1], taken, implemented)) {
+                    break;
+                }
+                for (Op o : sw) {
+                    chain.add(o);
+                    inside.add(o.id());
+                    o.outputs().forEach(t -> produced.add(t.id()));
+                }
+                biasAllowed = false;
+                out = sw[1].output(0);
+                continue;
+            }
             if (consumers.size() != 1) {
                 break;
             }
@@ -123,6 +138,38 @@ public final class PatternMatcher {
             return false;
         }
         return broadcastsTo(other.dims(), value.dims());
+    }
+
+    /**
+     * {Sigmoid, Multiply} when the two consumers of {@code value} are {@code s = Sigmoid(value)} and
+     * {@code Multiply(value, s)} (either order) and s is read by nothing else; else null.
+     */
+    static Op[] swish(GraphView g, LogicalTensor value, List<Op> consumers) {
+        Op sig = null;
+        Op mul = null;
+        for (Op c : consumers) {
+            if (c.kind() == OpKind.Sigmoid && c.input(0).id() == value.id()) {
+                sig = c;
+            } else if (c.kind() == OpKind.Multiply) {
+                mul = c;
+            }
+        }
+        if (sig == null || mul == null || g.isGraphOutput(sig.output(0).id())) {
+            return null;
+        }
+        long s = sig.output(0).id();
+        boolean operands = mul.input(0).id() == value.id() && mul.input(1).id() == s
+                || mul.input(1).id() == value.id() && mul.input(0).id() == s;
+        List<Op> readers = g.consumers(s);
+        if (!operands || readers.size() != 1 || readers.get(0).id() != mul.id() || !sameDims(mul.output(0), value)) {
+            return null;
+        }
+        return new Op[] {sig, mul};
+    }
+
+    private static boolean joinable(GraphView g, Op op, Set<Long> taken, Set<OpKind> implemented) {
+        return !g.isClaimed(op.id()) && !taken.contains(op.id()) && implemented.contains(op.kind()) && allF32(op)
+                && staticShapes(op);
     }
 
     /** The channel axis a Convolution or BatchNormInference reads by its data_format (NXC: last). */

@@ -46,7 +46,13 @@ public final class Planner {
             addBinary(steps, operands, OpKind.Add, base.input(2), false, outDims, inputs);
         }
         LogicalTensor value = base.output(0);
-        for (Op op : ops.subList(1, ops.size())) {
+        for (int i = 1; i < ops.size(); i++) {
+            Op op = ops.get(i);
+            if (op.kind() == OpKind.Sigmoid && i + 1 < ops.size() && isSwishProduct(ops.get(i + 1), value, op)) {
+                steps.add(new PostOpChain.Act(Activation.swish()));
+                value = ops.get(++i).output(0);
+                continue;
+            }
             if (op.kind() == OpKind.BiasAdd) {
                 addBias(steps, operands, op, outDims, inputs);
             } else if (Activation.SUPPORTED.contains(op.kind())) {
@@ -79,6 +85,14 @@ public final class Planner {
                 yield SingleOps.describe(base, inputs, r.outputs(), chain, postInputs);
             }
         };
+    }
+
+    /** Whether {@code mul} multiplies {@code value} by {@code sigmoid}'s output, sigmoid being of value. */
+    private static boolean isSwishProduct(Op mul, LogicalTensor value, Op sigmoid) {
+        long s = sigmoid.output(0).id();
+        return mul.kind() == OpKind.Multiply && sigmoid.input(0).id() == value.id()
+                && (mul.input(0).id() == value.id() && mul.input(1).id() == s
+                        || mul.input(1).id() == value.id() && mul.input(0).id() == s);
     }
 
     /** Creates the primitive of a descriptor. */
