@@ -66,6 +66,21 @@ class RunCheckExamplesTest {
         }
     }
 
+    /**
+     * ResNet-50 bottleneck blocks with BatchNormInference: every BatchNorm joins its convolution
+     * (folded: constant parameters), the residual Add and ReLU join the block's last convolution:
+     * one dnnl partition per convolution, and the result agrees with the reference.
+     */
+    @Test
+    void bottleneckBlocksFoldEveryBatchNormIntoItsConvolution() {
+        String text = cli(0, "run", example("resnet_bottleneck_bn.json").toString(), "--iterations", "1", "--check");
+        assertTrue(text.contains("partitions (policy fusion): 9"), text);
+        assertTrue(text.contains("conv_bn_add_relu"), text);
+        assertTrue(!java.util.regex.Pattern.compile("(?m)^\\s+\\d+\\s+reference\\s").matcher(text).find(),
+                "no op left to the reference backend:\n" + text);
+        assertTrue(text.contains("check: all 1 outputs match the reference backend"), text);
+    }
+
     @Test
     void aFusedAttentionOutputWithOneElementOffByOnePercentIsReported() {
         GraphRuntime rt = GraphRuntime.standalone();

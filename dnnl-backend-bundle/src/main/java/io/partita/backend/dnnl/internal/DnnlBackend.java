@@ -55,7 +55,8 @@ public final class DnnlBackend implements Backend {
     public DnnlBackend(CacheManager caches) {
         this.caches = caches;
         this.primitives = caches.kernelCache(CacheManager.PRIMITIVES);
-        EnumSet<OpKind> kinds = EnumSet.of(OpKind.MatMul, OpKind.Convolution, OpKind.BiasAdd);
+        EnumSet<OpKind> kinds = EnumSet.of(OpKind.MatMul, OpKind.Convolution, OpKind.BiasAdd,
+                OpKind.BatchNormInference);
         kinds.addAll(Activation.SUPPORTED);
         for (OpKind k : OpKind.values()) {
             if (PatternMatcher.isBinary(k)) {

@@ -39,8 +39,20 @@ final class DnnlKernel implements Kernel {
     /** Keys this kernel put into the constant cache, to drop them once their memory is released. */
     private final java.util.Set<CacheKey> added = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
-    /** The backend key of a processed constant. */
-    record ConstantKey(long kernel, int input, String form, LogicalTensor tensor, SourceMemory data) {
+    /**
+     * The backend key of a processed constant: the kernel, the inputs it was made from with their
+     * descriptions and memory (other weights or BatchNorm parameters give another entry), the form.
+     */
+    record ConstantKey(long kernel, List<Integer> inputs, String form, List<LogicalTensor> tensors,
+            List<SourceMemory> data) {
+        boolean alive() {
+            for (SourceMemory m : data) {
+                if (!m.isAlive()) {
+                    return false;
+                }
+            }
+            return true;
+        }
     }
 
     DnnlKernel(DnnlBackend backend, Primitive primitive, CompileRequest request, DenseOutputs relay) {
@@ -69,13 +81,22 @@ final class DnnlKernel implements Kernel {
         }
     }
 
-    private Lease constant(List<Tensor> in, int input, String form, long bytes, BufferProducer producer) {
-        if (inputs.get(input).property() != PropertyType.CONSTANT) {
-            return null;
+    private Lease constant(List<Tensor> in, int[] sources, String form, long bytes, BufferProducer producer) {
+        Integer[] ids = new Integer[sources.length];
+        LogicalTensor[] lts = new LogicalTensor[sources.length];
+        SourceMemory[] mem = new SourceMemory[sources.length];
+        for (int i = 0; i < sources.length; i++) {
+            int input = sources[i];
+            if (inputs.get(input).property() != PropertyType.CONSTANT) {
+                return null;
+            }
+            Tensor t = in.get(input);
+            ids[i] = input;
+            lts[i] = t.logicalTensor();
+            mem[i] = SourceMemory.of(t.data());
         }
-        Tensor t = in.get(input);
-        CacheKey key = new CacheKey(DnnlBackend.ID, new ConstantKey(id, input, form, t.logicalTensor(),
-                SourceMemory.of(t.data())));
+        CacheKey key = new CacheKey(DnnlBackend.ID, new ConstantKey(id, List.of(ids), form, List.of(lts),
+                List.of(mem)));
         // Recomputing a packed tensor costs about a read and a write of it.
         return cache.getOrAdd(key, bytes, 2 * bytes, () -> {
             // a miss: entries packed from memory whose arena has closed can never be hit again
@@ -87,7 +108,7 @@ final class DnnlKernel implements Kernel {
 
     private void dropReleased() {
         for (CacheKey k : added) {
-            if (!((ConstantKey) k.backendKey()).data().isAlive()) {
+            if (!((ConstantKey) k.backendKey()).alive()) {
                 cache.removeIfExist(k);
                 added.remove(k);
             }

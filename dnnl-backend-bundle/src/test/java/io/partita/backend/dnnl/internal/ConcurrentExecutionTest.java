@@ -91,6 +91,46 @@ class ConcurrentExecutionTest {
                 .attr("data_format", "NCX").attr("weights_format", "OIX").build());
     }
 
+    /** Conv + own bias + BatchNormInference (all constant: folded) + ReLU. */
+    static void convBatchNormRelu(Graph g) {
+        convBias(g);
+        g.add(Op.builder(1, OpKind.BatchNormInference).inputs(f32(3, 1, 40, 19, 19), constant(4, 40), constant(5, 40),
+                constant(6, 40), constant(7, 40)).output(f32(8, 1, 40, 19, 19)).attr("epsilon", 1e-5f)
+                .attr("data_format", "NCX").build());
+        g.add(Op.builder(2, OpKind.ReLU).input(f32(8, 1, 40, 19, 19)).output(f32(9, 1, 40, 19, 19)).build());
+    }
+
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void manyThreadsShareOneFoldedConvolutionPartition() throws Exception {
+        hammer(ConcurrentExecutionTest::convBatchNormRelu);
+    }
+
+    /**
+     * The weights with a BatchNorm folded in are one cache entry made from six constant inputs: new
+     * memory for any of them (each RandomInputs call) makes a new entry; the same buffers hit.
+     */
+    @Test
+    void otherBatchNormConstantsGetTheirOwnFoldedEntry() {
+        Graph g = graph(ConcurrentExecutionTest::convBatchNormRelu);
+        Partition p = single(g);
+        CompiledPartition cp = p.compile(p.inputs(), p.outputs(), engine);
+        try (Arena arena = Arena.ofShared()) {
+            Map<Long, Tensor> first = RandomInputs.forGraph(SCHEMAS, g, engine, arena, 1);
+            check(g, p, cp, first, arena);
+            check(g, p, cp, first, arena);
+            // only the BatchNorm variance changes (other memory, other values): the fold must be redone
+            Map<Long, Tensor> second = new java.util.HashMap<>(first);
+            second.put(7L, RandomInputs.forGraph(SCHEMAS, g, engine, arena, 2).get(7L));
+            check(g, p, cp, second, arena);
+            check(g, p, cp, second, arena);
+        }
+        CacheStats s = stats();
+        assertEquals(2, s.misses(), s.describe());
+        assertEquals(2, s.hits(), s.describe());
+        assertEquals(2, s.entries(), s.describe());
+    }
+
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void manyThreadsShareOneMatMulPartition() throws Exception {

@@ -19,12 +19,19 @@ import io.partita.graph.Op;
 public final class ElementwisePrimitive implements Primitive {
     private static final int BLOCK = 16 * 1024;
 
-    /** The whole computation as a chain starting with a load of the first source. */
-    public record Desc(long[] dims, PostOpChain chain, int[] operandInputs) {
+    /**
+     * The whole computation as a chain starting with a load of the first source; negative operand
+     * inputs are scales and shifts computed from BatchNorm parameters ({@link BatchNormAffine}).
+     */
+    public record Desc(long[] dims, PostOpChain chain, int[] operandInputs, BatchNormAffine[] affines) {
+        public Desc(long[] dims, PostOpChain chain, int[] operandInputs) {
+            this(dims, chain, operandInputs, new BatchNormAffine[0]);
+        }
+
         @Override
         public boolean equals(Object o) {
             return o instanceof Desc d && Arrays.equals(d.dims, dims) && d.chain.equals(chain)
-                    && Arrays.equals(d.operandInputs, operandInputs);
+                    && Arrays.equals(d.operandInputs, operandInputs) && Arrays.equals(d.affines, affines);
         }
 
         @Override
@@ -34,13 +41,29 @@ public final class ElementwisePrimitive implements Primitive {
     }
 
     public static Desc describe(Op base, List<LogicalTensor> inputs, LogicalTensor dst, PostOpChain post, int[] postInputs) {
+        return describe(base, inputs, dst, post, postInputs, List.of());
+    }
+
+    /** As above; {@code affines} are the BatchNorms of the post-op chain (a BatchNorm base adds its own). */
+    public static Desc describe(Op base, List<LogicalTensor> inputs, LogicalTensor dst, PostOpChain post, int[] postInputs,
+            List<BatchNormAffine> affines) {
+        List<BatchNormAffine> all = new ArrayList<>(affines);
         long[] out = dst.dims();
         List<PostOpChain.Step> steps = new ArrayList<>();
         List<Integer> operands = new ArrayList<>();
         LogicalTensor src0 = inputs.get(indexOf(inputs, base.input(0).id()));
         steps.add(new PostOpChain.Load(0, strides(src0, out)));
         operands.add(indexOf(inputs, src0.id()));
-        if (base.inputs().size() == 2) {
+        if (base.kind() == io.partita.graph.OpKind.BatchNormInference) {
+            int k = all.size();
+            all.add(BatchNormAffine.of(base, inputs));
+            long[] perChannel = new long[out.length];
+            perChannel["NCX".equals(base.stringAttr("data_format")) ? 1 : out.length - 1] = 1;
+            steps.add(new PostOpChain.Bin(io.partita.graph.OpKind.Multiply, 1, perChannel, false));
+            operands.add(BatchNormAffine.scaleOperand(k));
+            steps.add(new PostOpChain.Bin(io.partita.graph.OpKind.Add, 2, perChannel, false));
+            operands.add(BatchNormAffine.shiftOperand(k));
+        } else if (base.inputs().size() == 2) {
             LogicalTensor src1 = inputs.get(indexOf(inputs, base.input(1).id()));
             steps.add(new PostOpChain.Bin(base.kind(), 1, strides(src1, out), false));
             operands.add(indexOf(inputs, src1.id()));
@@ -55,7 +78,8 @@ public final class ElementwisePrimitive implements Primitive {
         for (int p : postInputs) {
             operands.add(p);
         }
-        return new Desc(out, new PostOpChain(out, steps), operands.stream().mapToInt(Integer::intValue).toArray());
+        return new Desc(out, new PostOpChain(out, steps), operands.stream().mapToInt(Integer::intValue).toArray(),
+                all.toArray(BatchNormAffine[]::new));
     }
 
     /** Strides of a tensor broadcast (numpy) over the output dims, from its memory strides. */
@@ -89,7 +113,7 @@ public final class ElementwisePrimitive implements Primitive {
 
     @Override
     public void execute(Invocation inv) {
-        PostOpChain.Bound chain = d.chain.bind(inv.operands(d.operandInputs));
+        PostOpChain.Bound chain = d.chain.bind(BatchNormAffine.operands(inv, d.operandInputs, d.affines, null));
         var out = inv.out(0);
         int blocks = (int) ((total + BLOCK - 1) / BLOCK);
         WorkerPool.RangeBody body = (b0, b1) -> {

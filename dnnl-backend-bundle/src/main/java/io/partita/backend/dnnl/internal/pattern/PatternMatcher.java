@@ -27,7 +27,7 @@ public final class PatternMatcher {
             OpKind.Maximum, OpKind.Minimum);
     static final Set<OpKind> CHAIN_BASES = Set.of(OpKind.MatMul, OpKind.Convolution, OpKind.SoftMax, OpKind.MaxPool,
             OpKind.AvgPool, OpKind.ReduceSum, OpKind.ReduceMean, OpKind.BiasAdd, OpKind.Add, OpKind.Subtract,
-            OpKind.Multiply, OpKind.Divide, OpKind.Maximum, OpKind.Minimum);
+            OpKind.Multiply, OpKind.Divide, OpKind.Maximum, OpKind.Minimum, OpKind.BatchNormInference);
 
     private PatternMatcher() {
     }
@@ -71,11 +71,28 @@ public final class PatternMatcher {
             return chain;
         }
         boolean biasAllowed = base.kind() == OpKind.MatMul || base.kind() == OpKind.Convolution;
+        // BatchNormInference after a convolution is folded into it or applied per channel in its store
+        int channelAxis = base.kind() == OpKind.Convolution ? channelAxis(base, out.ndims()) : -1;
         while (true) {
             if (g.isGraphOutput(out.id())) {
                 break;
             }
             List<Op> consumers = g.consumers(out.id());
+            if (consumers.size() == 2) {
+                // x * sigmoid(x) (swish, SiLU): the one place a chain value is read twice, fused as one activation
+                Op[] sw = swish(g, out, consumers);
+                if (sw == null || !joinable(g, sw[0], taken, implemented) || !joinable(g, sw[1], taken, implemented)) {
+                    break;
+                }
+                for (Op o : sw) {
+                    chain.add(o);
+                    inside.add(o.id());
+                    o.outputs().forEach(t -> produced.add(t.id()));
+                }
+                biasAllowed = false;
+                out = sw[1].output(0);
+                continue;
+            }
             if (consumers.size() != 1) {
                 break;
             }
@@ -91,6 +108,9 @@ public final class PatternMatcher {
                 ok = next.input(0).id() == out.id();
             } else if (BINARY.contains(next.kind())) {
                 ok = binaryPostOp(next, out, produced);
+            } else if (next.kind() == OpKind.BatchNormInference) {
+                ok = channelAxis >= 0 && next.input(0).id() == out.id() && batchNormParams(next, produced)
+                        && channelAxis(next, out.ndims()) == channelAxis;
             } else {
                 ok = false;
             }
@@ -118,6 +138,59 @@ public final class PatternMatcher {
             return false;
         }
         return broadcastsTo(other.dims(), value.dims());
+    }
+
+    /**
+     * {Sigmoid, Multiply} when the two consumers of {@code value} are {@code s = Sigmoid(value)} and
+     * {@code Multiply(value, s)} (either order) and s is read by nothing else; else null.
+     */
+    static Op[] swish(GraphView g, LogicalTensor value, List<Op> consumers) {
+        Op sig = null;
+        Op mul = null;
+        for (Op c : consumers) {
+            if (c.kind() == OpKind.Sigmoid && c.input(0).id() == value.id()) {
+                sig = c;
+            } else if (c.kind() == OpKind.Multiply) {
+                mul = c;
+            }
+        }
+        if (sig == null || mul == null || g.isGraphOutput(sig.output(0).id())) {
+            return null;
+        }
+        long s = sig.output(0).id();
+        boolean operands = mul.input(0).id() == value.id() && mul.input(1).id() == s
+                || mul.input(1).id() == value.id() && mul.input(0).id() == s;
+        List<Op> readers = g.consumers(s);
+        if (!operands || readers.size() != 1 || readers.get(0).id() != mul.id() || !sameDims(mul.output(0), value)) {
+            return null;
+        }
+        return new Op[] {sig, mul};
+    }
+
+    private static boolean joinable(GraphView g, Op op, Set<Long> taken, Set<OpKind> implemented) {
+        return !g.isClaimed(op.id()) && !taken.contains(op.id()) && implemented.contains(op.kind()) && allF32(op)
+                && staticShapes(op);
+    }
+
+    /** The channel axis a Convolution or BatchNormInference reads by its data_format (NXC: last). */
+    static int channelAxis(Op op, int rank) {
+        return "NCX".equals(op.stringAttr("data_format")) ? 1 : rank - 1;
+    }
+
+    /** gamma, beta, mean, variance: 1-D, one value per channel of src, none made inside the chain. */
+    private static boolean batchNormParams(Op bn, Set<Long> produced) {
+        LogicalTensor src = bn.input(0);
+        if (bn.inputs().size() != 5 || src.ndims() < 2) {
+            return false;
+        }
+        long channels = src.dims()[channelAxis(bn, src.ndims())];
+        for (int i = 1; i < 5; i++) {
+            LogicalTensor p = bn.input(i);
+            if (p.ndims() != 1 || p.dims()[0] != channels || produced.contains(p.id()) || p.id() == src.id()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     static boolean broadcastsTo(long[] from, long[] to) {
@@ -154,6 +227,7 @@ public final class PatternMatcher {
             case MaxPool, AvgPool -> op.input(0).ndims() >= 3 && op.input(0).ndims() <= 5;
             // dst, and optionally the stats output
             case SoftMax -> op.outputs().size() <= 2;
+            case BatchNormInference -> batchNormParams(op, Set.of());
             // the axes attribute only (an axes input would be s32 and is refused above anyway)
             case ReduceSum, ReduceMean -> op.inputs().size() == 1;
             default -> true;
@@ -208,6 +282,7 @@ public final class PatternMatcher {
             case MatMul -> "matmul";
             case Convolution -> "conv";
             case BiasAdd -> "bias";
+            case BatchNormInference -> "bn";
             default -> k.spelling().toLowerCase(java.util.Locale.ROOT);
         };
     }

@@ -3,6 +3,7 @@ package io.partita.backend.dnnl.internal.plan;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.partita.backend.dnnl.internal.ops.BatchNormAffine;
 import io.partita.backend.dnnl.internal.ops.ConvPrimitive;
 import io.partita.backend.dnnl.internal.ops.ElementwisePrimitive;
 import io.partita.backend.dnnl.internal.ops.MatMulPrimitive;
@@ -39,16 +40,25 @@ public final class Planner {
         LogicalTensor out = ops.get(ops.size() - 1).output(0);
         List<PostOpChain.Step> steps = new ArrayList<>();
         List<Integer> operands = new ArrayList<>();
+        List<BatchNormAffine> affines = new ArrayList<>();
         long[] outDims = out.dims();
         if (base.kind() == OpKind.MatMul && base.inputs().size() == 3) {
             addBinary(steps, operands, OpKind.Add, base.input(2), false, outDims, inputs);
         }
         LogicalTensor value = base.output(0);
-        for (Op op : ops.subList(1, ops.size())) {
+        for (int i = 1; i < ops.size(); i++) {
+            Op op = ops.get(i);
+            if (op.kind() == OpKind.Sigmoid && i + 1 < ops.size() && isSwishProduct(ops.get(i + 1), value, op)) {
+                steps.add(new PostOpChain.Act(Activation.swish()));
+                value = ops.get(++i).output(0);
+                continue;
+            }
             if (op.kind() == OpKind.BiasAdd) {
                 addBias(steps, operands, op, outDims, inputs);
             } else if (Activation.SUPPORTED.contains(op.kind())) {
                 steps.add(new PostOpChain.Act(Activation.of(op)));
+            } else if (op.kind() == OpKind.BatchNormInference) {
+                addBatchNorm(steps, operands, affines, op, outDims, inputs);
             } else {
                 boolean right = op.input(1).id() == value.id();
                 addBinary(steps, operands, op.kind(), right ? op.input(0) : op.input(1), right, outDims, inputs);
@@ -66,15 +76,23 @@ public final class Planner {
                     r.outputs().get(0), base.boolAttr("transpose_a"), base.boolAttr("transpose_b"),
                     indexOf(inputs, base.input(0).id()), indexOf(inputs, base.input(1).id()),
                     port(inputs, base.input(1)).property() == PropertyType.CONSTANT, chain, postInputs);
-            case Convolution -> ConvPrimitive.describe(base, inputs, r.outputs().get(0), chain, postInputs);
+            case Convolution -> ConvPrimitive.describe(base, inputs, r.outputs().get(0), chain, postInputs, affines);
             default -> {
-                if (Activation.SUPPORTED.contains(base.kind())
+                if (Activation.SUPPORTED.contains(base.kind()) || base.kind() == OpKind.BatchNormInference
                         || io.partita.backend.dnnl.internal.pattern.PatternMatcher.isBinary(base.kind())) {
-                    yield ElementwisePrimitive.describe(base, inputs, r.outputs().get(0), chain, postInputs);
+                    yield ElementwisePrimitive.describe(base, inputs, r.outputs().get(0), chain, postInputs, affines);
                 }
                 yield SingleOps.describe(base, inputs, r.outputs(), chain, postInputs);
             }
         };
+    }
+
+    /** Whether {@code mul} multiplies {@code value} by {@code sigmoid}'s output, sigmoid being of value. */
+    private static boolean isSwishProduct(Op mul, LogicalTensor value, Op sigmoid) {
+        long s = sigmoid.output(0).id();
+        return mul.kind() == OpKind.Multiply && sigmoid.input(0).id() == value.id()
+                && (mul.input(0).id() == value.id() && mul.input(1).id() == s
+                        || mul.input(1).id() == value.id() && mul.input(0).id() == s);
     }
 
     /** Creates the primitive of a descriptor. */
@@ -120,6 +138,19 @@ public final class Planner {
         strides[channel] = bias.strides()[0];
         steps.add(new PostOpChain.Bin(OpKind.Add, operands.size(), strides, false));
         operands.add(indexOf(inputs, bias.id()));
+    }
+
+    /** BatchNormInference as a per-channel Multiply and Add whose operands are computed ({@link BatchNormAffine}). */
+    static void addBatchNorm(List<PostOpChain.Step> steps, List<Integer> operands, List<BatchNormAffine> affines, Op op,
+            long[] outDims, List<LogicalTensor> inputs) {
+        int k = affines.size();
+        affines.add(BatchNormAffine.of(op, inputs));
+        long[] strides = new long[outDims.length];
+        strides["NCX".equals(op.stringAttr("data_format")) ? 1 : outDims.length - 1] = 1;
+        steps.add(new PostOpChain.Bin(OpKind.Multiply, operands.size(), strides, false));
+        operands.add(BatchNormAffine.scaleOperand(k));
+        steps.add(new PostOpChain.Bin(OpKind.Add, operands.size(), strides, false));
+        operands.add(BatchNormAffine.shiftOperand(k));
     }
 
     private static void addBinary(List<PostOpChain.Step> steps, List<Integer> operands, OpKind kind, LogicalTensor other,

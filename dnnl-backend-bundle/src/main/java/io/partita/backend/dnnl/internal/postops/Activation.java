@@ -12,7 +12,9 @@ import io.partita.backend.dnnl.internal.isa.Isa;
 
 /**
  * A vectorized element-wise activation with its attributes, as oneDNN's eltwise post-ops define
- * them. {@link #SUPPORTED} lists the kinds this backend fuses or runs.
+ * them. {@link #SUPPORTED} lists the kinds this backend fuses or runs. Sigmoid with a non-zero
+ * {@code alpha} is oneDNN's swish, {@code x * sigmoid(alpha * x)}: the graph's Sigmoid and
+ * Multiply of the same value, fused.
  */
 public record Activation(OpKind kind, float alpha, float beta, boolean tanhGelu) {
     static final VectorSpecies<Float> S = Isa.FLOAT;
@@ -36,6 +38,11 @@ public record Activation(OpKind kind, float alpha, float beta, boolean tanhGelu)
         };
     }
 
+    /** x * sigmoid(x) (SiLU). */
+    public static Activation swish() {
+        return new Activation(OpKind.Sigmoid, 1f, 0, false);
+    }
+
     /** Applies to one vector. */
     public FloatVector apply(FloatVector x) {
         return switch (kind) {
@@ -48,7 +55,7 @@ public record Activation(OpKind kind, float alpha, float beta, boolean tanhGelu)
             case Exp -> x.lanewise(VectorOperators.EXP);
             case Log -> x.lanewise(VectorOperators.LOG);
             case Tanh -> x.lanewise(VectorOperators.TANH);
-            case Sigmoid -> sigmoid(x);
+            case Sigmoid -> alpha == 0 ? sigmoid(x) : x.mul(sigmoid(x.mul(alpha)));
             case Elu -> x.blend(x.lanewise(VectorOperators.EXPM1).mul(alpha), x.lt(0f));
             case GELU -> tanhGelu ? geluTanh(x) : geluErf(x);
             case HardSwish -> x.mul(x.mul(1f / 6).add(0.5f).max(0f).min(1f));

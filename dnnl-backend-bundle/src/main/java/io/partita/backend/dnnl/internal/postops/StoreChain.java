@@ -7,6 +7,7 @@ import java.nio.ByteOrder;
 import io.partita.graph.OpKind;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorMask;
+import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
 import io.partita.backend.dnnl.internal.isa.Isa;
@@ -33,6 +34,15 @@ public final class StoreChain {
     private final boolean fused;
     /** The chain is one per-channel add (a bias): the common case gets a loop of its own. */
     private final boolean biasOnly;
+    /**
+     * The chain is a bias, then a residual add (same layout) and/or a ReLU: what a convolution with
+     * a folded BatchNorm in a ResNet block has, also with a loop of its own (the general loop over
+     * steps keeps vectors boxed where C2 cannot see through it).
+     */
+    private final boolean biasResidualRelu;
+    /** The residual step of {@link #biasResidualRelu}, or -1. */
+    private final int residual;
+    private final boolean relu;
     private final int images;
     private final int channels;
     private final int[] kinds;
@@ -86,6 +96,21 @@ public final class StoreChain {
         }
         this.fused = all;
         this.biasOnly = all && n == 1 && kinds[0] == PER_CHANNEL && ops[0] == OpKind.Add;
+        int res = -1;
+        boolean r = false;
+        boolean tail = all && n >= 2 && n <= 3 && kinds[0] == PER_CHANNEL && ops[0] == OpKind.Add;
+        for (int s = 1; tail && s < n; s++) {
+            if (kinds[s] == SAME && ops[s] == OpKind.Add && s == 1) {
+                res = s;
+            } else if (kinds[s] == ACT && acts[s].kind() == OpKind.ReLU && s == n - 1) {
+                r = true;
+            } else {
+                tail = false;
+            }
+        }
+        this.biasResidualRelu = tail;
+        this.residual = tail ? res : -1;
+        this.relu = tail && r;
     }
 
     private static boolean perChannel(long[] strides, long[] dims, int channelDim) {
@@ -176,6 +201,9 @@ public final class StoreChain {
                 copy(src, sOff, out, flat, count);
             } else if (!accumulate && biasOnly) {
                 channelBiased(src, sOff, out, flat, count, values[0][vi]);
+            } else if (!accumulate && biasResidualRelu) {
+                channelBiasResidualRelu(src, sOff, out, flat, count, values[0][vi], residual < 0 ? null : segs[residual],
+                        relu);
             } else {
                 channelSteps(src, sOff, out, flat, count, vi, accumulate, apply);
             }
@@ -194,6 +222,64 @@ public final class StoreChain {
             if (q < count) {
                 VectorMask<Float> m = S.indexInRange(q, count);
                 FloatVector.fromArray(S, src, sOff + q, m).add(add).intoMemorySegment(out, 4L * (flat + q), ORDER, m);
+            }
+        }
+
+        /** src + bias (+ the residual at the same place of {@code res}) (then ReLU, NaN to 0 as the reference). */
+        private static void channelBiasResidualRelu(float[] src, int sOff, MemorySegment out, long flat, int count,
+                float bias, MemorySegment res, boolean relu) {
+            FloatVector add = FloatVector.broadcast(S, bias);
+            int q = 0;
+            for (; q + L <= count; q += L) {
+                long o = 4L * (flat + q);
+                FloatVector v = FloatVector.fromArray(S, src, sOff + q).add(add);
+                if (res != null) {
+                    v = v.add(FloatVector.fromMemorySegment(S, res, o, ORDER));
+                }
+                if (relu) {
+                    v = FloatVector.zero(S).blend(v, v.compare(VectorOperators.GT, 0f));
+                }
+                v.intoMemorySegment(out, o, ORDER);
+            }
+            if (q < count) {
+                long o = 4L * (flat + q);
+                VectorMask<Float> m = S.indexInRange(q, count);
+                FloatVector v = FloatVector.fromArray(S, src, sOff + q, m).add(add);
+                if (res != null) {
+                    v = v.add(FloatVector.fromMemorySegment(S, res, o, ORDER, m));
+                }
+                if (relu) {
+                    v = FloatVector.zero(S).blend(v, v.compare(VectorOperators.GT, 0f));
+                }
+                v.intoMemorySegment(out, o, ORDER, m);
+            }
+        }
+
+        private static void pixelBiasResidualRelu(float[] src, int sOff, MemorySegment out, long flat, int count,
+                float[] bias, int vi, MemorySegment res, boolean relu) {
+            int q = 0;
+            for (; q + L <= count; q += L) {
+                long o = 4L * (flat + q);
+                FloatVector v = FloatVector.fromArray(S, src, sOff + q).add(FloatVector.fromArray(S, bias, vi + q));
+                if (res != null) {
+                    v = v.add(FloatVector.fromMemorySegment(S, res, o, ORDER));
+                }
+                if (relu) {
+                    v = FloatVector.zero(S).blend(v, v.compare(VectorOperators.GT, 0f));
+                }
+                v.intoMemorySegment(out, o, ORDER);
+            }
+            if (q < count) {
+                long o = 4L * (flat + q);
+                VectorMask<Float> m = S.indexInRange(q, count);
+                FloatVector v = FloatVector.fromArray(S, src, sOff + q, m).add(FloatVector.fromArray(S, bias, vi + q));
+                if (res != null) {
+                    v = v.add(FloatVector.fromMemorySegment(S, res, o, ORDER, m));
+                }
+                if (relu) {
+                    v = FloatVector.zero(S).blend(v, v.compare(VectorOperators.GT, 0f));
+                }
+                v.intoMemorySegment(out, o, ORDER, m);
             }
         }
 
@@ -238,6 +324,9 @@ public final class StoreChain {
                 copy(src, sOff, out, flat, count);
             } else if (!accumulate && biasOnly) {
                 pixelBiased(src, sOff, out, flat, count, values[0], vi);
+            } else if (!accumulate && biasResidualRelu) {
+                pixelBiasResidualRelu(src, sOff, out, flat, count, values[0], vi, residual < 0 ? null : segs[residual],
+                        relu);
             } else {
                 pixelSteps(src, sOff, out, flat, count, vi, accumulate, apply);
             }

@@ -19,10 +19,11 @@ public final class Invocation {
     /** Processed constant inputs, from the unified cache. */
     public interface Constants {
         /**
-         * The processed form of a constant input, produced once per (kernel, tensor, data) and then
-         * shared; null when the input is not constant (process it per execution then).
+         * The processed form of constant inputs (one, or several combined, e.g. weights with a
+         * folded BatchNorm), produced once per (kernel, tensors, data) and then shared; null when an
+         * input is not constant (process them per execution then).
          */
-        Lease get(int input, String form, long byteSize, BufferProducer producer);
+        Lease get(int[] inputs, String form, long byteSize, BufferProducer producer);
     }
 
     public Invocation(List<Tensor> inputs, List<Tensor> outputs, WorkerPool pool, Constants constants) {
@@ -58,7 +59,12 @@ public final class Invocation {
     }
 
     public Lease constant(int input, String form, long byteSize, BufferProducer producer) {
-        return constants.get(input, form, byteSize, producer);
+        return constants.get(new int[] {input}, form, byteSize, producer);
+    }
+
+    /** A buffer made from several constant inputs together; null unless every one is constant. */
+    public Lease constant(int[] inputs, String form, long byteSize, BufferProducer producer) {
+        return constants.get(inputs.clone(), form, byteSize, producer);
     }
 
     /** Operand segments for a post-op chain: input indices to segments. */
