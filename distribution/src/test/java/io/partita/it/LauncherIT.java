@@ -359,6 +359,31 @@ public class LauncherIT {
         assertTrue(r.out, r.out.contains("persistent cache off (no directory) (engines gpu), 0 entries"));
     }
 
+    /** The harness, convert and conformance commands in the shell, and Gogo's help listing every partita command. */
+    @Test
+    public void everyCommandRunsInTheShellAndHelpListsThem() throws Exception {
+        Path out = Files.createTempFile("partita-shell-convert", ".json");
+        try {
+            Path test = onnxTest("test_relu");
+            Path cases = corpus().resolve("benchdnn-graph").resolve("harness-cases.tsv").toAbsolutePath();
+            Run r = partita("help\n"
+                    + "partita:conformance " + test + "\n"
+                    + "partita:convert " + test.resolve("model.onnx") + " " + out + "\n"
+                    + "partita:harness " + cases + " --filter 'harness_bf16_all.*op/f32/softmax.json' --no-check\n"
+                    + "partita:harness /nonexistent.tsv\n", "shell");
+            for (String c : List.of("backends", "partitions", "run", "cache", "harness", "convert", "conformance")) {
+                assertTrue(c + ": " + r.out, r.out.contains("partita:" + c));
+            }
+            assertTrue(r.out, r.out.matches("(?s).*\\nRelu +1 +0 +0 +1\\n.*"));
+            assertTrue(r.out, r.out.contains("wrote " + out + ": 1 ops"));
+            assertTrue("convert wrote the graph JSON", Files.readString(out).contains("\"kind\" : \"ReLU\""));
+            assertTrue(r.out, r.out.matches("(?s).*case lines: [1-9][0-9]*, passed [1-9][0-9]*, failed 0.*"));
+            assertTrue(r.out, r.out.contains("partita: no such case file: /nonexistent.tsv"));
+        } finally {
+            Files.deleteIfExists(out);
+        }
+    }
+
     static Path corpus() {
         String p = System.getProperty("partita.corpus");
         return p != null && !p.isEmpty() && !p.startsWith("${") ? Path.of(p) : Path.of("..", "testdata", "corpus");

@@ -8,16 +8,21 @@ import io.partita.cache.CacheManager;
 import io.partita.graph.GraphRuntime;
 
 /**
- * {@code partita:backends}, {@code partita:partitions GRAPH.json}, {@code partita:run GRAPH.json
- * [options]}, {@code partita:cache [capacity|policy|kernel TARGET VALUE]}: the CLI's commands in the
- * Gogo shell (same options, same output).
+ * {@code partita:backends}, {@code partita:partitions GRAPH}, {@code partita:run GRAPH [options]},
+ * {@code partita:cache [capacity|policy|kernel TARGET VALUE]}, {@code partita:harness CASES [options]},
+ * {@code partita:convert MODEL.onnx OUT.json [options]}, {@code partita:conformance DIR [options]}: the
+ * CLI's commands in the Gogo shell (same options, same output, same one-line errors). Gogo's {@code help}
+ * lists them.
  */
 @Component(service = PartitaShellCommands.class, property = {
     "osgi.command.scope=partita",
     "osgi.command.function=backends",
     "osgi.command.function=partitions",
     "osgi.command.function=run",
-    "osgi.command.function=cache"
+    "osgi.command.function=cache",
+    "osgi.command.function=harness",
+    "osgi.command.function=convert",
+    "osgi.command.function=conformance"
 })
 public class PartitaShellCommands {
 
@@ -41,6 +46,18 @@ public class PartitaShellCommands {
 
     public void run(String... args) {
         invoke("run", args);
+    }
+
+    public void harness(String... args) {
+        invoke("harness", args);
+    }
+
+    public void convert(String... args) {
+        invoke("convert", args);
+    }
+
+    public void conformance(String... args) {
+        invoke("conformance", args);
     }
 
     private int invoke(String command, String... args) {
