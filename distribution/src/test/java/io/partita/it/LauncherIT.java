@@ -434,10 +434,13 @@ public class LauncherIT {
         for (String op : List.of("softmax.json", "reducemean.json", "lnorm_ks.json")) {
             graphs.add(corpus().resolve("benchdnn-graph/op/f32").resolve(op).toAbsolutePath());
         }
+        // conv + folded BatchNorm + residual sum + ReLU store loops (heavier: fewer iterations reach C2)
+        graphs.add(example("resnet_bottleneck_bn.json"));
         for (Path graph : graphs) {
             String example = graph.getFileName().toString();
+            String iterations = example.startsWith("resnet_bottleneck") ? "300" : "2000";
             Run r = partitaWithJavaOpts("-XX:+PrintCompilation", null, "run", graph.toString(),
-                    "--iterations", "2000", "--threads", "2");
+                    "--iterations", iterations, "--threads", "2");
             assertEquals(r.out, 0, r.code);
             List<String> skipped = r.out.lines()
                     .filter(l -> l.contains("io.partita") && l.contains("COMPILE SKIPPED")
