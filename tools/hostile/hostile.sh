@@ -89,6 +89,8 @@ cases=(
 "harness bad regex|harness $ROOT/testdata/corpus/benchdnn-graph/harness-cases.tsv --filter ("
 "conformance missing dir|conformance /nonexistent"
 "cache bad capacity|cache capacity cpu lots"
+"train-startup missing graph|train-startup /nonexistent.json"
+"train-startup no graph|train-startup --iterations 3"
 )
 echo "| input | command | exit | stderr lines | message (first stderr line) | trace |"
 echo "|---|---|---|---|---|---|"

@@ -129,8 +129,12 @@ public class LauncherIT {
             assertTrue(third.out, third.out.contains("rejected entry " + kernelBin.getParent() + ": checksum"));
             assertTrue(third.out, third.out.contains("check: all 1 outputs match the reference backend"));
 
+            Run missing = partitaWithEnv(env, null, "train-startup", "/nonexistent.json");
+            assertEquals(missing.out, 2, missing.code);
+            assertTrue(missing.out, missing.out.contains("partita: no such graph file: /nonexistent.json"));
             Run train = partitaWithEnv(env, null, "train-startup", example("mlp.json").toString(), "--iterations", "2");
             assertEquals(train.out, 0, train.code);
+            assertTrue(train.out, !train.out.contains("Picked up JAVA_TOOL_OPTIONS"));
             assertTrue(train.out, train.out.contains("partita: startup cache " + dir.resolve("startup")));
             java.util.Map<String, String> logged = new java.util.HashMap<>(env);
             logged.put("PARTITA_JAVA_OPTS", "-Xlog:aot=info");
