@@ -144,6 +144,18 @@ public class LauncherIT {
             logged.put("PARTITA_STARTUP_CACHE", "off");
             Run off = partitaWithEnv(logged, null, "backends");
             assertTrue(off.out, !off.out.contains("Opened AOT cache"));
+            // a cache others can write is code someone else could have put there: not used
+            logged.remove("PARTITA_STARTUP_CACHE");
+            Path aot;
+            try (java.util.stream.Stream<Path> files = Files.list(dir.resolve("startup"))) {
+                aot = files.filter(f -> f.getFileName().toString().endsWith(".aot")).findFirst().orElseThrow();
+            }
+            Files.setPosixFilePermissions(aot, java.nio.file.attribute.PosixFilePermissions.fromString("rw-rw-rw-"));
+            Run unsafe = partitaWithEnv(logged, null, "backends");
+            assertEquals(unsafe.out, 0, unsafe.code);
+            assertTrue(unsafe.out, unsafe.out.contains("partita: warning: ignoring startup cache " + aot
+                    + ": not owned by you, or writable by others"));
+            assertTrue(unsafe.out, !unsafe.out.contains("Opened AOT cache"));
         } finally {
             try (java.util.stream.Stream<Path> files = Files.walk(dir)) {
                 for (Path f : files.sorted(java.util.Comparator.reverseOrder()).toList()) {

@@ -215,7 +215,8 @@ final class PartitionImpl implements Partition {
         byte[] id = CacheBlobs.id(backend, request);
         Optional<List<byte[]>> stored = store.load(kind, id);
         if (stored.isPresent()) {
-            String what = "persistent cache entry " + CacheBlobs.name(id) + " for partition " + this.id + " ("
+            // the store names the entry's folder when it removes one; no digest of the id on every hit
+            String what = "the stored blobs of partition " + this.id + " ("
                     + backend.id() + ", " + pattern + ")";
             try {
                 return fromBlobs(request, id, CacheBlobs.open(id, stored.get(), what), what);
