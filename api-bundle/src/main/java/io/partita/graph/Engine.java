@@ -20,6 +20,18 @@ public record Engine(EngineKind kind, int index) {
         return new Engine(EngineKind.CPU, 0);
     }
 
+    // Written out: a record's generated equals/hashCode is bootstrapped on first use, a cost every
+    // compile key pays in a fresh JVM
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Engine e && e.kind == kind && e.index == index;
+    }
+
+    @Override
+    public int hashCode() {
+        return kind.hashCode() * 31 + index;
+    }
+
     @Override
     public String toString() {
         return kind.spelling() + (index == 0 && kind == EngineKind.CPU ? "" : "." + index);

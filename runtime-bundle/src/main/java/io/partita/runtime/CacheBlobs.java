@@ -7,14 +7,13 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
+import java.util.zip.Adler32;
+import java.util.zip.CRC32;
 
 import io.partita.graph.AttrValue;
 import io.partita.graph.CacheBlobException;
@@ -24,15 +23,28 @@ import io.partita.graph.Op;
 /**
  * Cache blob ids and seals. An id is the canonical bytes of everything that decides a compiled
  * partition's code, compared whole (never a hash alone). The blobs a compiled partition gives are
- * the backend's own followed by a seal: SHA-256 over the id and every blob with its length, so a
- * truncated, reordered, altered or foreign blob list is refused before a backend loads any of it.
+ * the backend's own followed by a seal: a 64-bit checksum (CRC-32 and Adler-32) over the id and
+ * every blob with its length, so a truncated, reordered, altered or foreign blob list is refused
+ * before a backend loads any of it.
+ *
+ * <p>The seal detects damage and mix-ups, not forgery: anyone able to write the blobs could
+ * recompute any unkeyed digest, SHA-256 included, so trust comes from where the blobs come from
+ * (the store refuses directories and files others can write). zlib's checksums run natively from
+ * the first call, where an interpreted SHA-256 cost a fresh JVM milliseconds per compile.
  */
 final class CacheBlobs {
     /** Changes whenever the id's layout does: ids of another layout never match. */
-    private static final String ID_FORMAT = "partita.blob-id/1";
-    private static final byte[] SEAL_MAGIC = "partita.blob-seal/1".getBytes(StandardCharsets.US_ASCII);
-    private static final int SHA256 = 32;
+    private static final String ID_FORMAT = "partita.blob-id/2";
+    private static final byte[] SEAL_MAGIC = "partita.blob-seal/2".getBytes(StandardCharsets.US_ASCII);
+    private static final int CHECKSUM = 8;
     static final String PARTITA_VERSION = readVersion();
+    /**
+     * The JVM the code runs on (release, VM build, VM and architecture): read from properties, not
+     * {@code Runtime.version()}, whose string form costs a fresh JVM a stream pipeline per call.
+     */
+    private static final String JVM = System.getProperty("java.version", "") + " "
+            + System.getProperty("java.vm.version", "") + " " + System.getProperty("java.vm.name", "") + " "
+            + System.getProperty("os.arch", "");
 
     private CacheBlobs() {
     }
@@ -48,8 +60,7 @@ final class CacheBlobs {
         try {
             out.writeUTF(ID_FORMAT);
             out.writeUTF(PARTITA_VERSION);
-            out.writeUTF(Runtime.version().toString());
-            out.writeUTF(System.getProperty("java.vm.name", "") + " " + System.getProperty("os.arch", ""));
+            out.writeUTF(JVM);
             out.writeUTF(backend.id());
             out.writeUTF(backend.backend().version());
             out.writeUTF(backend.backend().cacheIdentity(request.engine()));
@@ -154,7 +165,7 @@ final class CacheBlobs {
             }
         }
         byte[] seal = sealed.get(sealed.size() - 1);
-        if (seal.length != SEAL_MAGIC.length + SHA256
+        if (seal.length != SEAL_MAGIC.length + CHECKSUM
                 || !java.util.Arrays.equals(seal, 0, SEAL_MAGIC.length, SEAL_MAGIC, 0, SEAL_MAGIC.length)) {
             throw new CacheBlobException(CacheBlobException.Reason.DAMAGED, what + ": the last of " + sealed.size()
                     + " blobs is not a seal (" + seal.length + " bytes); expected the blobs a compiled partition's"
@@ -162,7 +173,7 @@ final class CacheBlobs {
         }
         List<byte[]> blobs = new ArrayList<>(sealed.subList(0, sealed.size() - 1));
         byte[] expected = sealOf(id, blobs);
-        if (!MessageDigest.isEqual(expected, seal)) {
+        if (!java.util.Arrays.equals(expected, seal)) {
             throw new CacheBlobException(CacheBlobException.Reason.DAMAGED, what + ": the " + blobs.size()
                     + " blobs do not match their seal (altered, truncated, reordered, or sealed under another id)");
         }
@@ -174,32 +185,36 @@ final class CacheBlobs {
     }
 
     private static byte[] sealOf(byte[] id, List<byte[]> blobs) {
-        MessageDigest sha = sha256();
-        ByteBuffer len = ByteBuffer.allocate(Long.BYTES);
-        sha.update(len.putLong(0, id.length).array());
-        sha.update(id);
-        sha.update(len.putLong(0, blobs.size()).array());
+        CRC32 crc = new CRC32();
+        Adler32 adler = new Adler32();
+        byte[] len = new byte[Long.BYTES];
+        checksum(crc, adler, lengthBytes(len, id.length), id);
+        checksum(crc, adler, lengthBytes(len, blobs.size()), null);
         for (byte[] b : blobs) {
-            sha.update(len.putLong(0, b.length).array());
-            sha.update(b);
+            checksum(crc, adler, lengthBytes(len, b.length), b);
         }
-        byte[] seal = new byte[SEAL_MAGIC.length + SHA256];
-        System.arraycopy(SEAL_MAGIC, 0, seal, 0, SEAL_MAGIC.length);
-        System.arraycopy(sha.digest(), 0, seal, SEAL_MAGIC.length, SHA256);
-        return seal;
+        return ByteBuffer.allocate(SEAL_MAGIC.length + CHECKSUM).put(SEAL_MAGIC).putInt((int) crc.getValue())
+                .putInt((int) adler.getValue()).array();
     }
 
-    /** A short printable name for an id (its SHA-256 prefix), for log lines. */
+    private static byte[] lengthBytes(byte[] into, long value) {
+        return ByteBuffer.wrap(into).putLong(0, value).array();
+    }
+
+    private static void checksum(CRC32 crc, Adler32 adler, byte[] length, byte[] bytes) {
+        crc.update(length);
+        adler.update(length);
+        if (bytes != null) {
+            crc.update(bytes);
+            adler.update(bytes);
+        }
+    }
+
+    /** A short printable name for an id (the hex of its CRC-32), for log lines. */
     static String name(byte[] id) {
-        return HexFormat.of().formatHex(sha256().digest(id), 0, 6);
-    }
-
-    private static MessageDigest sha256() {
-        try {
-            return MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every JDK has SHA-256", e);
-        }
+        CRC32 crc = new CRC32();
+        crc.update(id);
+        return String.format("%08x", crc.getValue());
     }
 
     private static String readVersion() {

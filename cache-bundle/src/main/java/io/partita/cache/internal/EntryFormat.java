@@ -1,29 +1,34 @@
 package io.partita.cache.internal;
 
 import java.nio.ByteBuffer;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.zip.Adler32;
+import java.util.zip.CRC32;
 
 import io.partita.cache.PersistentCacheStats.Reject;
 
 /**
  * The bytes of a persistent cache entry. {@code key.bin}: magic {@code PKEY}, format version, key
  * length, key. {@code kernel.bin}: magic {@code PKRN}, format version, blob count, payload length,
- * then each blob as length and bytes, then a SHA-256 over key.bin and everything before it in
- * kernel.bin, so that the two files are checked as one (an entry cannot pair one key with another's
- * kernel). Big-endian throughout.
+ * then each blob as length and bytes, then a 64-bit checksum (CRC-32 and Adler-32) over key.bin and
+ * everything before it in kernel.bin, so that the two files are checked as one (an entry cannot pair
+ * one key with another's kernel). Big-endian throughout.
+ *
+ * <p>The checksum catches damage (truncation, flipped bytes, a torn copy), not forgery: an unkeyed
+ * digest of any strength can be recomputed by whoever can write the files, which is why the store
+ * refuses directories and files others can write. zlib's checksums run natively in a fresh JVM,
+ * where an interpreted SHA-256 cost milliseconds on every first load.
  */
 final class EntryFormat {
-    static final int VERSION = 1;
+    static final int VERSION = 2;
     private static final int KEY_MAGIC = 0x504b4559; // "PKEY"
     private static final int KERNEL_MAGIC = 0x504b524e; // "PKRN"
     private static final int KEY_HEADER = 12;
     private static final int KERNEL_HEADER = 20;
-    private static final int DIGEST = 32;
+    private static final int DIGEST = 8;
 
     private EntryFormat() {
     }
@@ -32,9 +37,9 @@ final class EntryFormat {
     record Problem(Reject reason, String detail) {
     }
 
-    /** The bucket of a key: the first 64 bits of its SHA-256, in hex. */
+    /** The bucket of a key: its 64-bit checksum in hex (the full key is compared on load). */
     static String bucket(byte[] key) {
-        return HexFormat.of().formatHex(sha256().digest(key), 0, 8);
+        return HexFormat.of().formatHex(checksum(key, null, 0));
     }
 
     static boolean isBucketName(String name) {
@@ -61,10 +66,7 @@ final class EntryFormat {
         for (byte[] b : blobs) {
             buf.putInt(b.length).put(b);
         }
-        MessageDigest md = sha256();
-        md.update(keyFile);
-        md.update(buf.array(), 0, buf.position());
-        buf.put(md.digest());
+        buf.put(checksum(keyFile, buf.array(), buf.position()));
         return buf.array();
     }
 
@@ -108,10 +110,8 @@ final class EntryFormat {
         if (file.length > expected) {
             return new Problem(Reject.CHECKSUM, "kernel.bin has " + file.length + " bytes, its header says " + expected);
         }
-        MessageDigest md = sha256();
-        md.update(keyFile);
-        md.update(file, 0, file.length - DIGEST);
-        if (!MessageDigest.isEqual(md.digest(), Arrays.copyOfRange(file, file.length - DIGEST, file.length))) {
+        if (!Arrays.equals(checksum(keyFile, file, file.length - DIGEST), 0, DIGEST, file, file.length - DIGEST,
+                file.length)) {
             return new Problem(Reject.CHECKSUM, "the checksum over key.bin and kernel.bin does not match");
         }
         List<byte[]> blobs = new ArrayList<>(count);
@@ -153,11 +153,16 @@ final class EntryFormat {
         return null;
     }
 
-    static MessageDigest sha256() {
-        try {
-            return MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every Java platform has SHA-256", e);
+    /** CRC-32 then Adler-32 over {@code first} and the first {@code length} bytes of {@code rest}. */
+    private static byte[] checksum(byte[] first, byte[] rest, int length) {
+        CRC32 crc = new CRC32();
+        Adler32 adler = new Adler32();
+        crc.update(first);
+        adler.update(first);
+        if (rest != null) {
+            crc.update(rest, 0, length);
+            adler.update(rest, 0, length);
         }
+        return ByteBuffer.allocate(DIGEST).putInt((int) crc.getValue()).putInt((int) adler.getValue()).array();
     }
 }

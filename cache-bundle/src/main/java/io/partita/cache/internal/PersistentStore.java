@@ -38,7 +38,7 @@ import io.partita.cache.PersistentCacheStats.Reject;
 
 /**
  * The persistent kernel cache: {@code DIR/<bucket>/<n>/key.bin + kernel.bin} and {@code DIR/size.txt}
- * ({@code <bytes> <entries>}), bucket = first 64 bits of the key's SHA-256 in hex, n = 0, 1, ... for
+ * ({@code <bytes> <entries>}), bucket = the key's 64-bit checksum in hex, n = 0, 1, ... for
  * keys sharing a bucket. An entry is written in {@code DIR/.tmp} and renamed into place whole, so
  * readers see all of it or nothing, and a writer killed half-way leaves only a temporary directory,
  * removed by the next writer (writers hold the exclusive lock, so no temporary is live then).
@@ -447,7 +447,7 @@ final class PersistentStore implements PersistentCache {
         try (DirectoryStream<Path> ds = Files.newDirectoryStream(bucket)) {
             for (Path p : ds) {
                 String name = p.getFileName().toString();
-                if (name.matches("0|[1-9]\\d{0,8}")) {
+                if (isEntryNumber(name)) {
                     numbers.add(Integer.parseInt(name));
                 }
             }
@@ -455,6 +455,24 @@ final class PersistentStore implements PersistentCache {
             // removed meanwhile by another process's eviction: an empty bucket
         }
         return numbers;
+    }
+
+    /**
+     * "0" or a decimal without leading zero of at most 9 digits. Checked by hand: this runs on every
+     * store lookup, and a regex costs a fresh JVM its pattern compiler on the warm-start path.
+     */
+    static boolean isEntryNumber(String name) {
+        int n = name.length();
+        if (n == 0 || n > 9 || (n > 1 && name.charAt(0) == '0')) {
+            return false;
+        }
+        for (int i = 0; i < n; i++) {
+            char c = name.charAt(i);
+            if (c < '0' || c > '9') {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static int freeNumber(Path bucket) throws IOException {

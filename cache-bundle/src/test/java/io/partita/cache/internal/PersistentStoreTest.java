@@ -70,6 +70,16 @@ class PersistentStoreTest {
 
     /** A backend that cannot use an intact entry removes it, so its fresh store replaces the refused blobs. */
     @Test
+    void onlyCanonicalDecimalFolderNamesAreEntries() {
+        for (String ok : List.of("0", "1", "9", "10", "123456789")) {
+            assertTrue(PersistentStore.isEntryNumber(ok), ok);
+        }
+        for (String bad : List.of("", "00", "01", "-1", "+1", "1234567890", "1a", " 1", "\u0661", ".tmp")) {
+            assertFalse(PersistentStore.isEntryNumber(bad), bad);
+        }
+    }
+
+    @Test
     void anEntryTheBackendRefusedIsRemovedAndReplacedByTheNextStore() throws IOException {
         PersistentStore s = store(dir(), 16);
         assertFalse(s.remove(DeviceKind.GPU, key(1)), "nothing to remove");

@@ -78,6 +78,16 @@ public final class RowKernelGenerator {
     private final AtomicLong rejected = new AtomicLong();
 
     private record Key(Expr expr, int staticN) {
+        // written out: see Expr#equals
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Key k && k.staticN == staticN && k.expr.equals(expr);
+        }
+
+        @Override
+        public int hashCode() {
+            return expr.hashCode() * 31 + staticN;
+        }
     }
 
     /** A defined class with what it was defined from (null bytes for the interpreted fallback). */
@@ -258,8 +268,9 @@ public final class RowKernelGenerator {
             DataOutputStream out = new DataOutputStream(bytes);
             out.writeUTF(KEY_FORMAT);
             out.write(Fingerprint.VALUE);
-            out.writeUTF(Runtime.version().toString());
-            out.writeUTF(String.valueOf(System.getProperty("java.specification.version")));
+            // properties rather than Runtime.version(), whose string form runs a stream pipeline
+            out.writeUTF(String.valueOf(System.getProperty("java.version")));
+            out.writeUTF(String.valueOf(System.getProperty("java.vm.version")));
             out.writeUTF(String.valueOf(System.getProperty("java.vm.name")));
             out.writeUTF(VectorMath.S.vectorShape().toString());
             out.writeInt(VectorMath.S.length());
@@ -297,7 +308,7 @@ public final class RowKernelGenerator {
 
     /**
      * CRC-32 and length of each class file generated code depends on, computed once. Not a security
-     * check (blobs are sealed with SHA-256 by the runtime): it tells generator builds apart, and zlib's
+     * check (blobs are sealed by the runtime): it tells generator builds apart, and zlib's
      * native CRC costs a fresh JVM well under a millisecond where an interpreted SHA-256 took several.
      */
     private static final class Fingerprint {

@@ -32,6 +32,18 @@ public record Expr(List<Node> nodes, int sources, int scalars) {
         return nodes.getLast();
     }
 
+    // Written out: a record's generated equals/hashCode is bootstrapped on first use, which a compile
+    // in a fresh JVM (an expression is the key of its generated class) would pay every time
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Expr e && e.sources == sources && e.scalars == scalars && e.nodes.equals(nodes);
+    }
+
+    @Override
+    public int hashCode() {
+        return (nodes.hashCode() * 31 + sources) * 31 + scalars;
+    }
+
     /**
      * One node.
      *
