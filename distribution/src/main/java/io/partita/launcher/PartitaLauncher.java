@@ -61,9 +61,9 @@ public final class PartitaLauncher {
         int code;
         FelixStorage storage = null;
         try {
-            int port = serve ? Serve.port(args) : 0;
+            Serve.Options options = serve ? Serve.options(args, System.getenv()) : null;
             storage = createStorage();
-            code = shell ? shell(home, storage) : serve ? serve(home, storage, port) : command(home, storage, args);
+            code = shell ? shell(home, storage) : serve ? serve(home, storage, options) : command(home, storage, args);
         } catch (LaunchException e) {
             System.err.println("partita: " + e.getMessage());
             code = e.exitCode;
@@ -147,16 +147,30 @@ public final class PartitaLauncher {
      * hook lets running executions finish, stops the framework (the cache bundle flushes its caches
      * as it stops) and removes the storage.
      */
-    private static int serve(Path home, FelixStorage storage, int port) throws Exception {
-        Framework fw = start(home, storage, false);
+    private static int serve(Path home, FelixStorage storage, Serve.Options options) throws Exception {
+        int port = options.jmxPort();
+        Serve.Console console = options.console();
+        Framework fw;
+        if (console != null) {
+            Serve.checkConsolePort(console);
+            fw = start(home, storage, false, Serve.consoleProperties(console), consoleBundles(home));
+        } else {
+            fw = start(home, storage, false, Map.of(), List.of());
+        }
         awaitCli(fw.getBundleContext(), home);
         awaitBackends(fw.getBundleContext());
         if (port > 0) {
             Serve.jmx(port);
         }
+        if (console != null && !Serve.awaitConsole(console, SERVICE_WAIT_MS)) {
+            throw new LaunchException("serve: the web console did not open " + console.host() + ":" + console.port()
+                    + " within " + SERVICE_WAIT_MS / 1000 + " s; bundles not active: " + inactive(fw.getBundleContext()));
+        }
         serving = true;
         System.err.println("partita: serving (pid " + ProcessHandle.current().pid() + ")"
-                + (port > 0 ? "; JMX at " + Serve.url(port) : "") + "; stop with SIGTERM or Ctrl-C");
+                + (port > 0 ? "; JMX at " + Serve.url(port) : "")
+                + (console != null ? "; web console at " + console.url() + " (user " + console.user() + ")" : "")
+                + "; stop with SIGTERM or Ctrl-C");
         fw.waitForStop(0);
         while (shuttingDown) {
             Thread.sleep(1000); // the shutdown hook stops and cleans up; the JVM ends when it is done
@@ -244,7 +258,25 @@ public final class PartitaLauncher {
         }
     }
 
+    /**
+     * The web console's bundles (Felix HTTP on Jetty, the Web Console, the Partita page): in their
+     * own directory, installed only when {@code serve} turns the console on, so no other command
+     * opens a port or carries the console's code.
+     */
+    private static List<Path> consoleBundles(Path home) throws IOException, LaunchException {
+        Path dir = home.resolve("console");
+        if (!Files.isDirectory(dir)) {
+            throw new LaunchException("no web console bundles at " + dir + "; the distribution is incomplete");
+        }
+        return jars(dir);
+    }
+
     private static Framework start(Path home, FelixStorage storage, boolean interactive) throws Exception {
+        return start(home, storage, interactive, Map.of(), List.of());
+    }
+
+    private static Framework start(Path home, FelixStorage storage, boolean interactive, Map<String, String> extraConfig,
+            List<Path> extraBundles) throws Exception {
         Path bundles = home.resolve("bundle");
         if (!Files.isDirectory(bundles)) {
             throw new LaunchException("no bundle directory at " + bundles + "; set partita.home to the distribution");
@@ -272,13 +304,16 @@ public final class PartitaLauncher {
                 config.put(key, System.getProperty(key));
             }
         }
+        config.putAll(extraConfig);
         FrameworkFactory factory = ServiceLoader.load(FrameworkFactory.class).findFirst()
                 .orElseThrow(() -> new LaunchException("no OSGi framework on the class path (lib/felix.jar)"));
         Framework fw = factory.newFramework(config);
         fw.init();
         framework = fw;
         List<Bundle> installed = new ArrayList<>();
-        for (Path jar : jars(bundles)) {
+        List<Path> all = new ArrayList<>(jars(bundles));
+        all.addAll(extraBundles);
+        for (Path jar : all) {
             if (!interactive && jar.getFileName().toString().startsWith("org.apache.felix.gogo.shell")) {
                 continue; // commands run without a shell reading stdin
             }

@@ -64,7 +64,7 @@ class ArchitectureTest {
             }
         }
         assertTrue(manifests.keySet().containsAll(Set.of("io.partita.api", "io.partita.runtime", "io.partita.formats",
-                "io.partita.testkit", "io.partita.cache", "io.partita.backend.dnnl", "io.partita.backend.acl")),
+                "io.partita.testkit", "io.partita.cache", "io.partita.backend.dnnl", "io.partita.backend.acl", "io.partita.console")),
                 "bundle manifests on the class path: " + manifests.keySet());
     }
 
@@ -102,6 +102,15 @@ class ArchitectureTest {
                 DescribedPredicate.describe("are in a backend other than the reference",
                         c -> c.getPackageName().startsWith("io.partita.backend.")
                                 && !c.getPackageName().startsWith("io.partita.backend.reference")))
+                .check(partita);
+    }
+
+    @Test
+    void theWebConsolePageUsesOnlyExportedPartitaPackages() {
+        // a management page is a client of the contract (services, MBeans), never of internals
+        noClasses().that().resideInAPackage("io.partita.console..").should().dependOnClassesThat(
+                DescribedPredicate.describe("are in another bundle's private package",
+                        c -> PRIVATE_PARTITA_CLASS.test(c) && !c.getPackageName().startsWith("io.partita.console")))
                 .check(partita);
     }
 

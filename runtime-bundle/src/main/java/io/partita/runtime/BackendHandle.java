@@ -1,5 +1,6 @@
 package io.partita.runtime;
 
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
@@ -23,6 +24,9 @@ public final class BackendHandle {
     private final AtomicBoolean dropped = new AtomicBoolean();
     private final LongAdder compilations = new LongAdder();
     private final LongAdder executions = new LongAdder();
+    /** Op kinds of the claims accepted from this backend, and how many ops of each. */
+    private final java.util.concurrent.ConcurrentHashMap<String, LongAdder> claimedOps =
+            new java.util.concurrent.ConcurrentHashMap<>();
     private volatile Runnable drop = () -> {
     };
 
@@ -33,6 +37,23 @@ public final class BackendHandle {
 
     void compiled() {
         compilations.increment();
+    }
+
+    /** A claim of this backend was accepted for these ops. */
+    void claimed(List<io.partita.graph.Op> ops) {
+        for (io.partita.graph.Op op : ops) {
+            claimedOps.computeIfAbsent(op.kind().name(), k -> new LongAdder()).increment();
+        }
+    }
+
+    /**
+     * Op kinds this backend has claimed since it registered, with the number of ops of each. Backends
+     * claim by pattern, so what they take is known from what they took, not from a declared list.
+     */
+    public java.util.SortedMap<String, Long> claimedOpKinds() {
+        java.util.TreeMap<String, Long> out = new java.util.TreeMap<>();
+        claimedOps.forEach((k, v) -> out.put(k, v.sum()));
+        return out;
     }
 
     void executed() {

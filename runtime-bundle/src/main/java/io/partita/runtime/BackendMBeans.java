@@ -95,6 +95,11 @@ final class BackendMBeans {
         }
 
         @Override
+        public List<String> getClaimedOpKinds() {
+            return h.claimedOpKinds().entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList();
+        }
+
+        @Override
         public long getCompiledPartitions() {
             return h.compilations();
         }

@@ -17,6 +17,12 @@ public interface BackendMXBean {
 
     String getDescription();
 
+    /**
+     * Op kinds of the claims accepted from this backend since it registered, each with its count
+     * ({@code MatMul=12}), by kind name.
+     */
+    List<String> getClaimedOpKinds();
+
     /** Partitions this backend compiled since it registered (cache hits not counted). */
     long getCompiledPartitions();
 

@@ -87,6 +87,7 @@ final class Partitioner {
                 ops.sort(Comparator.comparingInt(op -> topoIndex.get(op.id())));
                 contracted.contract(assignments.size());
                 assignments.add(new Assignment(h, ops, c.pattern()));
+                h.claimed(ops);
             }
         }
         BackendHandle fallback = runtime.fallbackFor(graph.engineKind());
