@@ -3,10 +3,10 @@ package io.partita.cli.config;
 import java.util.Set;
 
 import org.osgi.framework.Bundle;
-import org.osgi.service.component.annotations.Activate;
 import org.osgi.service.component.annotations.Component;
-import org.osgi.service.component.annotations.Deactivate;
 import org.osgi.service.component.annotations.Reference;
+import org.osgi.service.component.annotations.ReferenceCardinality;
+import org.osgi.service.component.annotations.ReferencePolicy;
 import org.osgi.service.log.LogEntry;
 import org.osgi.service.log.LogListener;
 import org.osgi.service.log.LogReaderService;
@@ -21,22 +21,21 @@ import org.slf4j.LoggerFactory;
  * {@code org.apache.felix.fileinstall}), where the console shows warnings and errors. The
  * framework's event entries (bundle and service events) are not passed on: they are the noise of
  * every start.
+ *
+ * <p>The log readers are optional: a container whose logging already prints the Log Service's
+ * entries (Karaf's Pax Logging) has none to offer and needs none, and the bundle must resolve there.
  */
 @Component(immediate = true, service = {})
 public final class OsgiLogToSlf4j implements LogListener {
     static final Set<String> FORWARDED = Set.of("org.apache.felix.fileinstall", "org.apache.felix.configadmin",
             "org.apache.felix.scr", "org.apache.felix.metatype");
 
-    private final LogReaderService reader;
-
-    @Activate
-    public OsgiLogToSlf4j(@Reference LogReaderService reader) {
-        this.reader = reader;
+    @Reference(cardinality = ReferenceCardinality.MULTIPLE, policy = ReferencePolicy.DYNAMIC)
+    void addReader(LogReaderService reader) {
         reader.addLogListener(this);
     }
 
-    @Deactivate
-    void deactivate() {
+    void removeReader(LogReaderService reader) {
         reader.removeLogListener(this);
     }
 

@@ -34,7 +34,7 @@ class CacheCommandTest {
         List<String> lines = bytes.toString(StandardCharsets.UTF_8).lines().filter(l -> l.startsWith("persistent cache"))
                 .toList();
         assertEquals(1, lines.size(), bytes.toString(StandardCharsets.UTF_8));
-        assertTrue(lines.get(0).matches("persistent cache .*pc, capacity 8 MB \\(engines gpu\\), 1 entries, 2\\.1 KB, "
+        assertTrue(lines.get(0).matches("persistent cache .*pc, capacity 8 MB \\(engines gpu\\), 1 entries, 2\\.0 KB, "
                 + "hits 1, misses 1, stores 1, rejects 0"), lines.get(0));
     }
 
