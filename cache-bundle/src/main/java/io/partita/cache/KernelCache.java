@@ -39,6 +39,12 @@ public interface KernelCache<K, V> {
 
     int capacity();
 
+    /**
+     * A snapshot of the keys whose values are created and cached (not those still being created),
+     * for management views; a key may leave the cache right after.
+     */
+    java.util.List<K> keys();
+
     /** Sets the capacity; lowering it evicts only the least recently used excess. */
     void setCapacity(int entries);
 

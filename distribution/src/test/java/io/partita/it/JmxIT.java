@@ -108,6 +108,9 @@ public class JmxIT {
         assertEquals(compiled + 1, server.getAttribute(dnnl, "CompiledPartitions"));
         assertEquals(executed + 3, server.getAttribute(dnnl, "Executions"));
         assertEquals(0, server.getAttribute(dnnl, "Running"));
+        String[] cached = (String[]) server.getAttribute(dnnl, "CachedPartitions");
+        assertTrue(java.util.Arrays.toString(cached), java.util.Arrays.stream(cached)
+                .anyMatch(l -> l.contains("Tanh#0 on cpu, f32[3,5] -> f32[3,5]")));
         // the Tanh claim is counted under its kind (other tests of this container may have added more)
         String[] kinds = (String[]) server.getAttribute(dnnl, "ClaimedOpKinds");
         assertTrue(java.util.Arrays.toString(kinds),

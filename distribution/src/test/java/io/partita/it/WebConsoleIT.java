@@ -141,6 +141,8 @@ public class WebConsoleIT {
                     && (backends.contains("512-bit") || backends.contains("256-bit") || backends.contains("128-bit")));
             // The workload's graphs show up as claims and compiled partitions
             wait.until(d -> d.findElement(By.id("partita-backends")).getText().contains("MatMul ×"));
+            String partitions = driver.findElement(By.id("partita-partitions")).getText();
+            assertTrue(partitions, partitions.contains("MatMul#0") && partitions.contains("f32[8,64] f32[64,64] ->"));
 
             // The chart: points drawn from successive snapshots, in colour on the canvas
             WebElement chart = driver.findElement(By.id("partita-hit-chart"));

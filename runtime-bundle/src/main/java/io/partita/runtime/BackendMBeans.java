@@ -24,6 +24,11 @@ final class BackendMBeans {
 
     private final MBeanServer server = ManagementFactory.getPlatformMBeanServer();
     private final Map<String, BackendHandle> current = new ConcurrentHashMap<>();
+    private final java.util.function.Function<BackendHandle, List<String>> cachedPartitions;
+
+    BackendMBeans(java.util.function.Function<BackendHandle, List<String>> cachedPartitions) {
+        this.cachedPartitions = cachedPartitions;
+    }
 
     static ObjectName name(String id) throws JMException {
         return new ObjectName("io.partita:type=Backend,id=" + ObjectName.quote(id));
@@ -32,7 +37,7 @@ final class BackendMBeans {
     synchronized void register(BackendHandle h) {
         try {
             ObjectName n = name(h.id());
-            View v = new View(h);
+            View v = new View(h, cachedPartitions);
             try {
                 server.registerMBean(v, n);
             } catch (InstanceAlreadyExistsException e) {
@@ -63,7 +68,13 @@ final class BackendMBeans {
         }
     }
 
-    private record View(BackendHandle h) implements BackendMXBean {
+    private record View(BackendHandle h, java.util.function.Function<BackendHandle, List<String>> cached)
+            implements BackendMXBean {
+        @Override
+        public List<String> getCachedPartitions() {
+            return cached.apply(h);
+        }
+
         @Override
         public String getId() {
             return h.id();

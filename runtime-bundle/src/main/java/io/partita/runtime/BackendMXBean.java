@@ -23,6 +23,12 @@ public interface BackendMXBean {
      */
     List<String> getClaimedOpKinds();
 
+    /**
+     * Its compiled partitions the compiled-partition cache holds now, one line each: pattern, ops
+     * (kind and id), engine, input and output shapes.
+     */
+    List<String> getCachedPartitions();
+
     /** Partitions this backend compiled since it registered (cache hits not counted). */
     long getCompiledPartitions();
 

@@ -28,6 +28,28 @@ record CompiledPartitionKey(BackendHandle backend, String pattern, List<Op> ops,
                 fpMathMode);
     }
 
+    /** One line for management views: {@code matmul_post_ops: MatMul#0 ReLU#1 on cpu, f32[8,64] f32[64,64] -> f32[8,64]}. */
+    String describe() {
+        StringBuilder b = new StringBuilder(pattern).append(':');
+        for (Op op : ops) {
+            b.append(' ').append(op.kind().name()).append('#').append(op.id());
+        }
+        b.append(" on ").append(engine).append(',');
+        for (LogicalTensor t : inputs) {
+            b.append(' ').append(shape(t));
+        }
+        b.append(" ->");
+        for (LogicalTensor t : outputs) {
+            b.append(' ').append(shape(t));
+        }
+        return b.toString();
+    }
+
+    private static String shape(LogicalTensor t) {
+        return t.dataType().name().toLowerCase(java.util.Locale.ROOT)
+                + (t.dims() == null ? "[?]" : java.util.Arrays.toString(t.dims()).replace(" ", ""));
+    }
+
     @Override
     public String toString() {
         return "compiled partition [" + backend.id() + ", " + pattern + ", ops "

@@ -71,7 +71,7 @@ public final class RuntimeCore implements GraphRuntime {
     public RuntimeCore(@Reference CacheManager caches, Map<String, Object> properties, BundleContext context) {
         this(caches, MemoryBudget.create(context.getProperty(MEMORY_LIMIT_PROPERTY), RuntimeCore::malformedProperty));
         configure(properties);
-        BackendMBeans m = new BackendMBeans();
+        BackendMBeans m = new BackendMBeans(this::cachedPartitions);
         synchronized (this) {
             m.register(reference);
             backends.forEach(m::register); // bound before activation
@@ -117,6 +117,20 @@ public final class RuntimeCore implements GraphRuntime {
     @Modified
     void configure(Map<String, Object> properties) {
         config.update(properties);
+    }
+
+    /**
+     * The compiled partitions of a backend registration held by the compiled-partition cache, one
+     * line each: pattern, ops (kind and id), engine, input and output shapes.
+     */
+    List<String> cachedPartitions(BackendHandle h) {
+        List<String> out = new java.util.ArrayList<>();
+        for (CompiledPartitionKey k : compiled.keys()) {
+            if (k.backend() == h) {
+                out.add(k.describe());
+            }
+        }
+        return out;
     }
 
     /** Compiled partitions, shared while their key (backend, ops, ports, engine) is the same. */

@@ -229,6 +229,17 @@ final class LruKernelCache<K, V> implements KernelCache<K, V> {
     }
 
     @Override
+    public List<K> keys() {
+        List<K> keys = new ArrayList<>();
+        synchronized (lock) {
+            for (Node<K, V> n = head.next; n != head; n = n.next) {
+                keys.add(n.key);
+            }
+        }
+        return keys;
+    }
+
+    @Override
     public int capacity() {
         return capacity;
     }

@@ -46,6 +46,40 @@ class LruKernelCacheTest {
 
     @Test
     @Timeout(20)
+    void keysListCreatedValuesOnlyNotOnesBeingCreatedNorEvictedNorFailed() throws Exception {
+        LruKernelCache<String, String> c = new LruKernelCache<>("t", 2);
+        c.getOrCreate("a", k -> "A");
+        c.getOrCreate("b", k -> "B");
+        c.getOrCreate("c", k -> "C"); // capacity 2: one of the older goes
+        assertEquals(2, c.keys().size(), c.keys().toString());
+        assertTrue(c.keys().contains("c"), c.keys().toString());
+        assertThrows(io.partita.cache.KernelCreationException.class, () -> c.getOrCreate("f", k -> {
+            throw new IllegalStateException("no");
+        }));
+        assertFalse(c.keys().contains("f"));
+        java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        Thread slow = new Thread(() -> c.getOrCreate("slow", k -> {
+            started.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return "S";
+        }));
+        slow.start();
+        started.await();
+        assertFalse(c.keys().contains("slow"), "being created: " + c.keys());
+        release.countDown();
+        slow.join();
+        assertTrue(c.keys().contains("slow"), c.keys().toString());
+        c.remove("slow");
+        assertFalse(c.keys().contains("slow"));
+    }
+
+    @Test
+    @Timeout(20)
     void oneProducerPerKeyTheOthersWait() throws Exception {
         LruKernelCache<String, Integer> c = new LruKernelCache<>("t", 10);
         AtomicInteger calls = new AtomicInteger();

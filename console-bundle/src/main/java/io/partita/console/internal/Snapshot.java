@@ -21,8 +21,8 @@ import io.partita.graph.EngineKind;
 import io.partita.graph.GraphRuntime;
 
 /**
- * What the console page shows, as one JSON document the page polls: backends (with the counters
- * their MBeans keep: claimed op kinds, compiled partitions, executions), every constant tensor
+ * What the console page shows, as one JSON document the page polls: backends (with what their
+ * MBeans keep: claimed op kinds, compiled partitions and the cached ones, executions), every constant tensor
  * cache by device, the capacity set per engine kind, and the kernel caches (compiled partitions,
  * primitives). Hit rates over time are the page's to compute from successive snapshots.
  */
@@ -101,6 +101,10 @@ final class Snapshot {
             n.put("compiledPartitions", ((Number) mbeans.getAttribute(name, "CompiledPartitions")).longValue());
             n.put("executions", ((Number) mbeans.getAttribute(name, "Executions")).longValue());
             n.put("running", ((Number) mbeans.getAttribute(name, "Running")).intValue());
+            ArrayNode cached = n.putArray("cachedPartitions");
+            for (String line : (String[]) mbeans.getAttribute(name, "CachedPartitions")) {
+                cached.add(line);
+            }
             ObjectNode claimed = n.putObject("claimedOpKinds");
             for (String kv : (String[]) mbeans.getAttribute(name, "ClaimedOpKinds")) {
                 int eq = kv.lastIndexOf('=');

@@ -110,6 +110,11 @@
       return [b.id + ' ' + b.version, b.rank === -2147483648 ? 'lowest' : b.rank, b.state, b.engines.join(', '), claimed(b.claimedOpKinds),
         b.compiledPartitions, b.executions, b.running, b.description];
     }));
+    var partitions = [];
+    s.backends.forEach(function (b) {
+      (b.cachedPartitions || []).forEach(function (line) { partitions.push([b.id, line]); });
+    });
+    fill('partita-partitions', partitions);
     fill('partita-constant-caches', s.constantCaches.map(function (c) {
       return [c.device, c.policy, bytes(c.capacityBytes), bytes(c.sizeBytes), c.entries, c.hits, c.misses,
         c.uncachedMisses, c.evictions, rate(c.hits, c.misses)];
