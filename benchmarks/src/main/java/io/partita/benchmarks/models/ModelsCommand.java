@@ -6,7 +6,8 @@ import java.nio.file.Path;
 import java.util.Locale;
 
 /**
- * {@code models OUTDIR}: writes each network model ({@link Networks#names()}) to
+ * {@code models OUTDIR}: writes each network model ({@link Networks#names()}, then the model zoo's
+ * classics of {@link ModelZoo}) to
  * {@code OUTDIR/<name>.onnx}, so it can be run with {@code partita run OUTDIR/resnet50.onnx
  * --check} or inspected with {@code partita partitions}. The files are the very models the anchors
  * benchmark runs (same seeds), written atomically (a temporary file renamed into place).
@@ -19,12 +20,12 @@ public final class ModelsCommand {
     public static int run(String[] args) throws IOException {
         if (args.length != 1 || args[0].startsWith("-")) {
             System.err.println("usage: models OUTDIR   (writes " + String.join(", ",
-                    Networks.names().stream().map(n -> n + ".onnx").toList()) + ")");
+                    all().stream().map(n -> n + ".onnx").toList()) + ")");
             return 2;
         }
         Path dir = Path.of(args[0]);
         Files.createDirectories(dir);
-        for (String name : Networks.names()) {
+        for (String name : all()) {
             NetworkModel m = Networks.get(name);
             Path file = dir.resolve(name + ".onnx");
             Path tmp = dir.resolve("." + name + ".onnx." + ProcessHandle.current().pid() + ".tmp");
@@ -35,5 +36,11 @@ public final class ModelsCommand {
                     file, m.nodes(), m.parameters(), m.flops() / 1e9, m.bytes().length / 1e6, m.description());
         }
         return 0;
+    }
+
+    private static java.util.List<String> all() {
+        java.util.List<String> all = new java.util.ArrayList<>(Networks.names());
+        all.addAll(ModelZoo.names());
+        return all;
     }
 }

@@ -19,8 +19,12 @@ final class NetBuilder {
     private long parameters;
 
     NetBuilder(String model) {
+        this(model, OnnxWriter.OPSET);
+    }
+
+    NetBuilder(String model, long opset) {
         this.model = model;
-        this.onnx = new OnnxWriter(model);
+        this.onnx = new OnnxWriter(model, opset);
     }
 
     /** A graph input, fed {@code values} by the benchmarks. */

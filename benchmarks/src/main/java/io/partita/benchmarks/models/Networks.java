@@ -5,7 +5,10 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
-/** The network models by name, each built at most once per JVM (ResNet-50's bytes are ~100 MB). */
+/**
+ * The network models by name, each built at most once per JVM (ResNet-50's bytes are ~100 MB):
+ * the anchors' network cases ({@link #names()}) and the model zoo's classics ({@link ModelZoo}).
+ */
 public final class Networks {
     private static final Map<String, Supplier<NetworkModel>> BUILDERS = Map.of(
             ResNet50.NAME, ResNet50::build,
@@ -22,9 +25,10 @@ public final class Networks {
 
     /** The model {@code name}, built on first use. */
     public static NetworkModel get(String name) {
-        Supplier<NetworkModel> s = BUILDERS.get(name);
+        Supplier<NetworkModel> s = BUILDERS.containsKey(name) ? BUILDERS.get(name) : ModelZoo.builder(name);
         if (s == null) {
-            throw new IllegalArgumentException("unknown network " + name + "; known: " + names());
+            throw new IllegalArgumentException("unknown network " + name + "; known: " + names() + " and the model zoo's "
+                    + ModelZoo.names());
         }
         return BUILT.computeIfAbsent(name, n -> s.get());
     }

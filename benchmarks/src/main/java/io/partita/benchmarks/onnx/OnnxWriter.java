@@ -43,6 +43,7 @@ public final class OnnxWriter {
     private static final int ATTR_INTS = 7; // AttributeProto.AttributeType.INTS
 
     private final String graphName;
+    private final long opset;
     private final List<byte[]> nodes = new ArrayList<>();
     private final List<byte[]> initializers = new ArrayList<>();
     private final List<byte[]> inputs = new ArrayList<>();
@@ -56,7 +57,16 @@ public final class OnnxWriter {
     }
 
     public OnnxWriter(String graphName) {
+        this(graphName, OPSET);
+    }
+
+    /** A model importing {@code opset} of the default domain (the model zoo's classics are opset 9). */
+    public OnnxWriter(String graphName, long opset) {
+        if (opset < 1 || opset > OPSET) {
+            throw new IllegalArgumentException("opset " + opset + ": expected 1 to " + OPSET);
+        }
         this.graphName = graphName;
+        this.opset = opset;
     }
 
     /** A graph input of element type f32 with fixed dims. */
@@ -154,7 +164,7 @@ public final class OnnxWriter {
 
         Proto opset = new Proto();
         opset.string(1, ""); // OperatorSetIdProto.domain: the default domain
-        opset.varint(2, OPSET); // OperatorSetIdProto.version
+        opset.varint(2, this.opset); // OperatorSetIdProto.version
 
         Proto m = new Proto();
         m.varint(1, IR_VERSION); // ModelProto.ir_version

@@ -16,19 +16,10 @@ class NetworkContendersTest {
     @Test
     void partitaMatchesOnnxRuntimeOnTheBertLayer() throws Exception {
         Case c = Case.byName("bert_layer");
-        float[] partita;
-        float[] ort;
-        try (Contender p = new PartitaContender(2)) {
-            p.prepare(c);
-            p.runOnce();
-            partita = p.output();
-            assertTrue(p.describe().contains("partitions"), p.describe());
-        }
-        try (Contender o = new OrtContender(2)) {
-            o.prepare(c);
-            o.runOnce();
-            ort = o.output();
-        }
+        OneRun p = OneRun.of(new PartitaContender(2), c);
+        assertTrue(p.description().contains("partitions"), p.description());
+        float[] partita = p.output();
+        float[] ort = OneRun.of(new OrtContender(2), c).output();
         assertEquals(c.outputSize(), partita.length);
         AnchorsCommand.OutputCheck check = AnchorsCommand.compareOutputs(partita, ort);
         assertTrue(check.matches(), check.describe());

@@ -1,0 +1,265 @@
+package io.partita.benchmarks.models;
+
+import static io.partita.benchmarks.onnx.OnnxWriter.floating;
+import static io.partita.benchmarks.onnx.OnnxWriter.integer;
+import static io.partita.benchmarks.onnx.OnnxWriter.ints;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/**
+ * Classic image classifiers in the form the ONNX model zoo publishes them: opset 9, batch 1,
+ * {@code [1,3,224,224]} in, class scores out, written with that opset's operator versions
+ * (Reshape-5 with its shape as an int64 initializer, BatchNormalization-9, MaxPool-8 without
+ * {@code ceil_mode}, whose rounding up is written as extra end padding, Flatten-9, Gemm-9,
+ * Softmax-1). Weights are seeded random, He-uniform for convolutions, so activations stay of order
+ * one; what matters here is that every operator of the architecture imports, runs, and agrees with
+ * ONNX Runtime.
+ *
+ * <ul>
+ * <li>{@code zoo_squeezenet}: SqueezeNet 1.0 (fire modules: 1×1 squeeze, 1×1 and 3×3 expand
+ * concatenated), global average pooling and Softmax;
+ * <li>{@code zoo_shufflenet}: ShuffleNet v1, 3 groups: grouped 1×1 convolutions, channel shuffle as
+ * Reshape → Transpose → Reshape on 5-D tensors, depthwise 3×3, average-pooled concatenated
+ * shortcuts on the stride-2 units;
+ * <li>{@code zoo_densenet121}: DenseNet-121 (dense blocks of 6, 12, 24, 16 layers, growth 32,
+ * BatchNormalization → ReLU → convolution layers, every layer's output concatenated, transitions
+ * halving channels with 2×2 average pooling).
+ * </ul>
+ */
+public final class ModelZoo {
+    /** The opset the model zoo's classic classifiers were published at. */
+    public static final long OPSET = 9;
+    public static final String INPUT = "data_0";
+    public static final String OUTPUT = "prob";
+
+    private static final Map<String, Supplier<NetworkModel>> BUILDERS = Map.of(
+            "zoo_squeezenet", () -> new ModelZoo("zoo_squeezenet").squeezeNet(),
+            "zoo_shufflenet", () -> new ModelZoo("zoo_shufflenet").shuffleNet(),
+            "zoo_densenet121", () -> new ModelZoo("zoo_densenet121").denseNet121());
+
+    /** A tensor being built: its name, channels and (square) spatial size. */
+    private record T(String name, int c, int hw) {
+    }
+
+    private final NetBuilder b;
+    private int count;
+
+    private ModelZoo(String model) {
+        this.b = new NetBuilder(model, OPSET);
+    }
+
+    /** The names, smallest first. */
+    public static List<String> names() {
+        return List.of("zoo_squeezenet", "zoo_shufflenet", "zoo_densenet121");
+    }
+
+    static Supplier<NetworkModel> builder(String name) {
+        return BUILDERS.get(name);
+    }
+
+    private T input() {
+        String x = b.input(INPUT, new long[] {1, 3, 224, 224}, b.uniform("input", 3 * 224 * 224, -1, 1));
+        return new T(x, 3, 224);
+    }
+
+    // ------------------------------------------------------------------ SqueezeNet 1.0
+
+    private NetworkModel squeezeNet() {
+        T x = relu(conv(input(), 96, 7, 2, 0, 1, true));
+        x = maxPool(x, 3, 2, 0);
+        x = fire(x, 16, 64, 64);
+        x = fire(x, 16, 64, 64);
+        x = fire(x, 32, 128, 128);
+        x = maxPool(x, 3, 2, 0);
+        x = fire(x, 32, 128, 128);
+        x = fire(x, 48, 192, 192);
+        x = fire(x, 48, 192, 192);
+        x = fire(x, 64, 256, 256);
+        x = maxPool(x, 3, 2, 0);
+        x = fire(x, 64, 256, 256);
+        x = dropout(x, 0.5f);
+        x = relu(conv(x, 1000, 1, 1, 0, 1, true));
+        x = globalAveragePool(x);
+        String flat = b.onnx.node("Flatten", next("flatten"), List.of(x.name()), next("flat"), integer("axis", 1));
+        return finish(softmax(flat), 1000, "SqueezeNet 1.0");
+    }
+
+    private T fire(T x, int squeeze, int expand1, int expand3) {
+        T s = relu(conv(x, squeeze, 1, 1, 0, 1, true));
+        T e1 = relu(conv(s, expand1, 1, 1, 0, 1, true));
+        T e3 = relu(conv(s, expand3, 3, 1, 1, 1, true));
+        return concat(List.of(e1, e3));
+    }
+
+    // ------------------------------------------------------------------ ShuffleNet v1 (g = 3)
+
+    private NetworkModel shuffleNet() {
+        int g = 3;
+        T x = relu(batchNorm(conv(input(), 24, 3, 2, 1, 1, false)));
+        x = maxPool(x, 3, 2, 1);
+        int[] outs = {240, 480, 960};
+        int[] repeats = {4, 8, 4};
+        for (int stage = 0; stage < outs.length; stage++) {
+            for (int i = 0; i < repeats[stage]; i++) {
+                x = shuffleUnit(x, outs[stage], i == 0 ? 2 : 1, g, !(stage == 0 && i == 0));
+            }
+        }
+        x = globalAveragePool(x);
+        String flat = b.onnx.node("Flatten", next("flatten"), List.of(x.name()), next("flat"), integer("axis", 1));
+        String fc = gemm(flat, x.c(), 1000);
+        return finish(softmax(fc), 1000, "ShuffleNet v1 (3 groups, 1x)");
+    }
+
+    private T shuffleUnit(T x, int out, int stride, int g, boolean groupedFirst) {
+        int branchOut = stride == 2 ? out - x.c() : out;
+        int mid = out / 4;
+        T y = relu(batchNorm(conv(x, mid, 1, 1, 0, groupedFirst ? g : 1, false)));
+        y = shuffle(y, g);
+        y = batchNorm(conv(y, mid, 3, stride, 1, mid, false));
+        y = batchNorm(conv(y, branchOut, 1, 1, 0, g, false), 0.2, 0.4); // a branch corrects, as trained ones do
+        if (stride == 1) {
+            return relu(new T(b.onnx.node("Add", next("add"), List.of(y.name(), x.name()), next("sum")), out, y.hw()));
+        }
+        T shortcut = averagePool(x, 3, 2, 1);
+        return relu(concat(List.of(shortcut, y)));
+    }
+
+    /** Channel shuffle: {@code [1,c,h,w] → [1,g,c/g,h,w] → transpose(0,2,1,3,4) → [1,c,h,w]}. */
+    private T shuffle(T x, int g) {
+        String split = b.onnx.int64Initializer(next("shuffle_split_shape"), new long[] {5},
+                new long[] {1, g, x.c() / g, x.hw(), x.hw()});
+        String joined = b.onnx.int64Initializer(next("shuffle_join_shape"), new long[] {4},
+                new long[] {1, x.c(), x.hw(), x.hw()});
+        String r = b.onnx.node("Reshape", next("reshape"), List.of(x.name(), split), next("grouped"));
+        String t = b.onnx.node("Transpose", next("transpose"), List.of(r), next("shuffled"), ints("perm", 0, 2, 1, 3, 4));
+        return new T(b.onnx.node("Reshape", next("reshape"), List.of(t, joined), next("joined")), x.c(), x.hw());
+    }
+
+    // ------------------------------------------------------------------ DenseNet-121
+
+    private NetworkModel denseNet121() {
+        int growth = 32;
+        T x = relu(batchNorm(conv(input(), 64, 7, 2, 3, 1, false)));
+        x = maxPool(x, 3, 2, 1);
+        int[] layers = {6, 12, 24, 16};
+        for (int block = 0; block < layers.length; block++) {
+            for (int i = 0; i < layers[block]; i++) {
+                T y = conv(relu(batchNorm(x)), 4 * growth, 1, 1, 0, 1, false);
+                y = conv(relu(batchNorm(y)), growth, 3, 1, 1, 1, false);
+                x = concat(List.of(x, y));
+            }
+            if (block < layers.length - 1) {
+                x = conv(relu(batchNorm(x)), x.c() / 2, 1, 1, 0, 1, false);
+                x = averagePool(x, 2, 2, 0);
+            }
+        }
+        x = globalAveragePool(relu(batchNorm(x)));
+        String flat = b.onnx.node("Flatten", next("flatten"), List.of(x.name()), next("flat"), integer("axis", 1));
+        String fc = gemm(flat, x.c(), 1000);
+        return finish(softmax(fc), 1000, "DenseNet-121");
+    }
+
+    // ------------------------------------------------------------------ layers
+
+    private T conv(T x, int cout, int k, int stride, int pad, int group, boolean bias) {
+        String name = next("conv");
+        int fanIn = x.c() / group * k * k;
+        String w = b.param(name + "_w", new long[] {cout, x.c() / group, k, k}, Math.sqrt(6.0 / fanIn));
+        List<String> in = new ArrayList<>(List.of(x.name(), w));
+        if (bias) {
+            in.add(b.param(name + "_b", new long[] {cout}, 0.05));
+        }
+        String y = b.onnx.node("Conv", name, in, name + "_y", ints("kernel_shape", k, k), ints("pads", pad, pad, pad, pad),
+                ints("strides", stride, stride), integer("group", group));
+        int hw = (x.hw() + 2 * pad - k) / stride + 1;
+        b.addFlops(2.0 * cout * fanIn * hw * hw);
+        return new T(y, cout, hw);
+    }
+
+    private T batchNorm(T x) {
+        return batchNorm(x, 0.8, 1.2);
+    }
+
+    /** Inference BatchNormalization with its scale uniform in {@code [scaleLo, scaleHi)}. */
+    private T batchNorm(T x, double scaleLo, double scaleHi) {
+        String name = next("bn");
+        long[] dims = {x.c()};
+        String scale = b.param(name + "_scale", dims, scaleLo, scaleHi);
+        String shift = b.param(name + "_bias", dims, 0.1);
+        String mean = b.buffer(name + "_mean", dims, -0.1, 0.1);
+        String var = b.buffer(name + "_var", dims, 0.8, 1.2);
+        return new T(b.onnx.node("BatchNormalization", name, List.of(x.name(), scale, shift, mean, var), name + "_y",
+                floating("epsilon", 1e-5f), floating("momentum", 0.9f)), x.c(), x.hw());
+    }
+
+    private T relu(T x) {
+        return new T(b.onnx.node("Relu", next("relu"), List.of(x.name()), next("relu_y")), x.c(), x.hw());
+    }
+
+    /**
+     * Max pooling as MaxPool-8 writes it: without {@code ceil_mode}, a window count rounded up (the
+     * frameworks' ceil mode) is one more pixel of end padding, which max pooling never picks.
+     */
+    private T maxPool(T x, int k, int stride, int pad) {
+        int floor = (x.hw() + 2 * pad - k) / stride + 1;
+        int ceil = (x.hw() + 2 * pad - k + stride - 1) / stride + 1;
+        int extra = ceil > floor && (ceil - 1) * stride < x.hw() + pad ? 1 : 0;
+        String y = b.onnx.node("MaxPool", next("maxpool"), List.of(x.name()), next("pool"), ints("kernel_shape", k, k),
+                ints("pads", pad, pad, pad + extra, pad + extra), ints("strides", stride, stride));
+        return new T(y, x.c(), floor + extra);
+    }
+
+    private T averagePool(T x, int k, int stride, int pad) {
+        String y = b.onnx.node("AveragePool", next("avgpool"), List.of(x.name()), next("pool"), ints("kernel_shape", k, k),
+                ints("pads", pad, pad, pad, pad), ints("strides", stride, stride), integer("count_include_pad", 0));
+        return new T(y, x.c(), (x.hw() + 2 * pad - k) / stride + 1);
+    }
+
+    private T globalAveragePool(T x) {
+        return new T(b.onnx.node("GlobalAveragePool", next("gap"), List.of(x.name()), next("gap_y")), x.c(), 1);
+    }
+
+    private T concat(List<T> parts) {
+        int c = 0;
+        for (T t : parts) {
+            if (t.hw() != parts.get(0).hw()) {
+                throw new IllegalStateException("concatenating " + parts + ": spatial sizes differ");
+            }
+            c += t.c();
+        }
+        return new T(b.onnx.node("Concat", next("concat"), parts.stream().map(T::name).toList(), next("cat"),
+                integer("axis", 1)), c, parts.get(0).hw());
+    }
+
+    private T dropout(T x, float ratio) {
+        // Dropout-7: an identity at inference
+        return new T(b.onnx.node("Dropout", next("dropout"), List.of(x.name()), next("drop"), floating("ratio", ratio)),
+                x.c(), x.hw());
+    }
+
+    private String gemm(String x, int in, int out) {
+        String name = next("fc");
+        String w = b.param(name + "_w", new long[] {out, in}, Math.sqrt(3.0 / in));
+        String bias = b.param(name + "_b", new long[] {out}, 1 / Math.sqrt(in));
+        b.addFlops(2.0 * in * out);
+        return b.onnx.node("Gemm", name, List.of(x, w, bias), name + "_y", floating("alpha", 1), floating("beta", 1),
+                integer("transB", 1));
+    }
+
+    private String softmax(String x) {
+        // Softmax-1 coerces its input to 2-D at axis 1: the class scores of each image
+        return b.onnx.node("Softmax", "softmax", List.of(x), OUTPUT, integer("axis", 1));
+    }
+
+    private NetworkModel finish(String out, int classes, String architecture) {
+        return b.build(architecture + " as the ONNX model zoo publishes it: opset " + OPSET
+                + ", batch 1, 3x224x224, seeded He-scaled random weights", out, new long[] {1, classes});
+    }
+
+    private String next(String kind) {
+        return kind + "_" + count++;
+    }
+}
