@@ -24,6 +24,9 @@ import java.util.function.Supplier;
  * <li>{@code zoo_shufflenet}: ShuffleNet v1, 3 groups: grouped 1×1 convolutions, channel shuffle as
  * Reshape → Transpose → Reshape on 5-D tensors, depthwise 3×3, average-pooled concatenated
  * shortcuts on the stride-2 units;
+ * <li>{@code zoo_inception_v2}: Inception v2 (BN-Inception: every convolution followed by
+ * BatchNormalization and ReLU; modules of a 1×1, a 1×1 → 3×3, a 1×1 → 3×3 → 3×3 and a pooled 1×1
+ * projection branch, concatenated; two stride-2 modules passing the max-pooled input through);
  * <li>{@code zoo_densenet121}: DenseNet-121 (dense blocks of 6, 12, 24, 16 layers, growth 32,
  * BatchNormalization → ReLU → convolution layers, every layer's output concatenated, transitions
  * halving channels with 2×2 average pooling).
@@ -38,6 +41,7 @@ public final class ModelZoo {
     private static final Map<String, Supplier<NetworkModel>> BUILDERS = Map.of(
             "zoo_squeezenet", () -> new ModelZoo("zoo_squeezenet").squeezeNet(),
             "zoo_shufflenet", () -> new ModelZoo("zoo_shufflenet").shuffleNet(),
+            "zoo_inception_v2", () -> new ModelZoo("zoo_inception_v2").inceptionV2(),
             "zoo_densenet121", () -> new ModelZoo("zoo_densenet121").denseNet121());
 
     /** A tensor being built: its name, channels and (square) spatial size. */
@@ -53,7 +57,7 @@ public final class ModelZoo {
 
     /** The names, smallest first. */
     public static List<String> names() {
-        return List.of("zoo_squeezenet", "zoo_shufflenet", "zoo_densenet121");
+        return List.of("zoo_squeezenet", "zoo_shufflenet", "zoo_inception_v2", "zoo_densenet121");
     }
 
     static Supplier<NetworkModel> builder(String name) {
@@ -69,16 +73,16 @@ public final class ModelZoo {
 
     private NetworkModel squeezeNet() {
         T x = relu(conv(input(), 96, 7, 2, 0, 1, true));
-        x = maxPool(x, 3, 2, 0);
+        x = maxPool(x, 3, 2, 0, true);
         x = fire(x, 16, 64, 64);
         x = fire(x, 16, 64, 64);
         x = fire(x, 32, 128, 128);
-        x = maxPool(x, 3, 2, 0);
+        x = maxPool(x, 3, 2, 0, true);
         x = fire(x, 32, 128, 128);
         x = fire(x, 48, 192, 192);
         x = fire(x, 48, 192, 192);
         x = fire(x, 64, 256, 256);
-        x = maxPool(x, 3, 2, 0);
+        x = maxPool(x, 3, 2, 0, true);
         x = fire(x, 64, 256, 256);
         x = dropout(x, 0.5f);
         x = relu(conv(x, 1000, 1, 1, 0, 1, true));
@@ -99,7 +103,7 @@ public final class ModelZoo {
     private NetworkModel shuffleNet() {
         int g = 3;
         T x = relu(batchNorm(conv(input(), 24, 3, 2, 1, 1, false)));
-        x = maxPool(x, 3, 2, 1);
+        x = maxPool(x, 3, 2, 1, false);
         int[] outs = {240, 480, 960};
         int[] repeats = {4, 8, 4};
         for (int stage = 0; stage < outs.length; stage++) {
@@ -138,12 +142,61 @@ public final class ModelZoo {
         return new T(b.onnx.node("Reshape", next("reshape"), List.of(t, joined), next("joined")), x.c(), x.hw());
     }
 
+    // ------------------------------------------------------------------ Inception v2 (BN-Inception)
+
+    private NetworkModel inceptionV2() {
+        T x = convBnRelu(input(), 64, 7, 2, 3);
+        x = maxPool(x, 3, 2, 0, true); // Caffe's pooling rounds up: 112 -> 56
+        x = convBnRelu(x, 64, 1, 1, 0);
+        x = convBnRelu(x, 192, 3, 1, 1);
+        x = maxPool(x, 3, 2, 0, true);
+        // per module: 1x1, 3x3 reduce, 3x3, double-3x3 reduce, double 3x3, pool projection (0: pass
+        // the max-pooled input through, stride 2), average (true) or max pooling
+        x = inception(x, 64, 64, 64, 64, 96, 32, true);
+        x = inception(x, 64, 64, 96, 64, 96, 64, true);
+        x = inception(x, 0, 128, 160, 64, 96, 0, false);
+        x = inception(x, 224, 64, 96, 96, 128, 128, true);
+        x = inception(x, 192, 96, 128, 96, 128, 128, true);
+        x = inception(x, 160, 128, 160, 128, 160, 128, true);
+        x = inception(x, 96, 128, 192, 160, 192, 128, true);
+        x = inception(x, 0, 128, 192, 192, 256, 0, false);
+        x = inception(x, 352, 192, 320, 160, 224, 128, true);
+        x = inception(x, 352, 192, 320, 192, 224, 128, false);
+        x = averagePool(x, x.hw(), 1, 0);
+        String flat = b.onnx.node("Flatten", next("flatten"), List.of(x.name()), next("flat"), integer("axis", 1));
+        String fc = gemm(flat, x.c(), 1000);
+        return finish(softmax(fc), 1000, "Inception v2 (BN-Inception)");
+    }
+
+    private T inception(T x, int c1, int r3, int c3, int rd, int cd, int proj, boolean average) {
+        boolean reduce = proj == 0; // the stride-2 modules
+        int stride = reduce ? 2 : 1;
+        List<T> branches = new ArrayList<>();
+        if (c1 > 0) {
+            branches.add(convBnRelu(x, c1, 1, 1, 0));
+        }
+        branches.add(convBnRelu(convBnRelu(x, r3, 1, 1, 0), c3, 3, stride, 1));
+        T d = convBnRelu(convBnRelu(x, rd, 1, 1, 0), cd, 3, 1, 1);
+        branches.add(convBnRelu(d, cd, 3, stride, 1));
+        if (reduce) {
+            branches.add(maxPool(x, 3, 2, 1, false));
+        } else {
+            T pooled = average ? averagePool(x, 3, 1, 1) : maxPool(x, 3, 1, 1, false);
+            branches.add(convBnRelu(pooled, proj, 1, 1, 0));
+        }
+        return concat(branches);
+    }
+
+    private T convBnRelu(T x, int cout, int k, int stride, int pad) {
+        return relu(batchNorm(conv(x, cout, k, stride, pad, 1, false)));
+    }
+
     // ------------------------------------------------------------------ DenseNet-121
 
     private NetworkModel denseNet121() {
         int growth = 32;
         T x = relu(batchNorm(conv(input(), 64, 7, 2, 3, 1, false)));
-        x = maxPool(x, 3, 2, 1);
+        x = maxPool(x, 3, 2, 1, false);
         int[] layers = {6, 12, 24, 16};
         for (int block = 0; block < layers.length; block++) {
             for (int i = 0; i < layers[block]; i++) {
@@ -201,12 +254,13 @@ public final class ModelZoo {
 
     /**
      * Max pooling as MaxPool-8 writes it: without {@code ceil_mode}, a window count rounded up (the
-     * frameworks' ceil mode) is one more pixel of end padding, which max pooling never picks.
+     * frameworks' ceil mode, {@code ceil}) is one more pixel of end padding, which max pooling never
+     * picks.
      */
-    private T maxPool(T x, int k, int stride, int pad) {
+    private T maxPool(T x, int k, int stride, int pad, boolean ceil) {
         int floor = (x.hw() + 2 * pad - k) / stride + 1;
-        int ceil = (x.hw() + 2 * pad - k + stride - 1) / stride + 1;
-        int extra = ceil > floor && (ceil - 1) * stride < x.hw() + pad ? 1 : 0;
+        int up = (x.hw() + 2 * pad - k + stride - 1) / stride + 1;
+        int extra = ceil && up > floor && (up - 1) * stride < x.hw() + pad ? 1 : 0;
         String y = b.onnx.node("MaxPool", next("maxpool"), List.of(x.name()), next("pool"), ints("kernel_shape", k, k),
                 ints("pads", pad, pad, pad + extra, pad + extra), ints("strides", stride, stride));
         return new T(y, x.c(), floor + extra);

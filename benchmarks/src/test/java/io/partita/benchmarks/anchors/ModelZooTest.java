@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
+import java.util.Map;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -26,11 +27,18 @@ class ModelZooTest {
         return ModelZoo.names();
     }
 
+    /** Parameter counts of torchvision's models of the same architecture. */
+    private static final Map<String, Long> TORCHVISION_PARAMETERS = Map.of("zoo_squeezenet", 1_248_424L,
+            "zoo_densenet121", 7_978_856L);
+
     @ParameterizedTest
     @MethodSource("models")
     void importsAtOpset9RunsAndMatchesOnnxRuntime(String name) throws Exception {
         Case.Network c = new Case.Network(name);
         NetworkModel m = c.model();
+        if (TORCHVISION_PARAMETERS.containsKey(name)) {
+            assertEquals(TORCHVISION_PARAMETERS.get(name), m.parameters(), name);
+        }
         OnnxModel onnx = OnnxModels.read(GraphRuntime.referenceOnly().opSchemas(), m.bytes(), name + ".onnx");
         assertEquals(9, onnx.opset());
         float[] partita = OneRun.of(new PartitaContender(2), c).output();
