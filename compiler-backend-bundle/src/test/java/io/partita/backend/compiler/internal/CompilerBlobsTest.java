@@ -2,6 +2,7 @@ package io.partita.backend.compiler.internal;
 
 import static io.partita.graph.LogicalTensor.DYNAMIC_DIM;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static io.partita.backend.compiler.internal.SameResults.assertSameResults;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -85,7 +86,7 @@ class CompilerBlobsTest {
         assertArrayEquals(id, fromBlobs.cacheBlobId());
         assertEquals(blobs.size(), fromBlobs.cacheBlobs().size(), "a partition made from blobs gives them again");
         for (long rows : new long[] {1, 37}) {
-            assertArrayEquals(run(compiled, rows), run(fromBlobs, rows), 0f, "rows " + rows);
+            assertSameResults(run(compiled, rows), run(fromBlobs, rows), "rows " + rows);
         }
     }
 
@@ -136,7 +137,7 @@ class CompilerBlobsTest {
         PersistentCacheStats s2 = second.caches().persistentCache().stats();
         assertEquals(1, s2.hits(), s2.describe());
         assertEquals(0, s2.stores(), s2.describe());
-        assertArrayEquals(run(a, 9), run(b, 9), 0f);
+        assertSameResults(run(a, 9), run(b, 9));
     }
 
     /**
@@ -168,7 +169,7 @@ class CompilerBlobsTest {
             for (java.util.concurrent.Future<CompiledPartition> f : fs) {
                 CompiledPartition cp = f.get(120, java.util.concurrent.TimeUnit.SECONDS);
                 fromBlobs += cp.fromBlobs() ? 1 : 0;
-                assertArrayEquals(expected, run(cp, 7), 0f);
+                assertSameResults(expected, run(cp, 7));
             }
             long entries = 0;
             long rejected = 0;
@@ -210,7 +211,7 @@ class CompilerBlobsTest {
         PersistentCacheStats s = second.caches().persistentCache().stats();
         assertEquals(1, s.rejects().get(PersistentCacheStats.Reject.REFUSED), s.describe());
         assertEquals(1, s.stores(), "the fresh compile replaced it: " + s.describe());
-        assertArrayEquals(run(a, 4), run(b, 4), 0f);
+        assertSameResults(run(a, 4), run(b, 4));
         assertTrue(Process.fresh(dir).mlp(DYNAMIC_DIM).compile(Engine.cpu()).fromBlobs(), "the replacement loads");
     }
 
