@@ -103,7 +103,7 @@ final class FeedColumn implements Serializable {
             case SCALAR -> dst[offset] = ((Number) row.get(index)).floatValue();
             case VECTOR -> {
                 Vector v = (Vector) row.get(index);
-                checkLength(v.size(), rowElements, "vector of");
+                checkLength(v.size(), rowElements);
                 // sparse vectors too: zeros where they hold no value
                 for (int i = 0; i < rowElements; i++) {
                     dst[offset + i] = (float) v.apply(i);
@@ -111,7 +111,7 @@ final class FeedColumn implements Serializable {
             }
             case FLAT_ARRAY -> {
                 scala.collection.Seq<?> s = row.getSeq(index);
-                checkLength(s.length(), rowElements, "array of");
+                checkLength(s.length(), rowElements);
                 copy(s, dst, offset);
             }
             case NESTED_ARRAY -> nested(row.getSeq(index), 0, dst, offset);
@@ -156,9 +156,9 @@ final class FeedColumn implements Serializable {
                 + input + "' needs " + rowShape + " numbers per row (a null row is scored as null, a null inside a row is an error)");
     }
 
-    private void checkLength(int actual, int expected, String what) {
+    private void checkLength(int actual, int expected) {
         if (actual != expected) {
-            throw new IllegalArgumentException("column '" + column + "': a row holds a " + what + " " + actual
+            throw new IllegalArgumentException("column '" + column + "': a row has " + actual
                     + " values; model input '" + input + "' expects " + rowShape + " per row (" + expected + " values)");
         }
     }

@@ -57,26 +57,17 @@ public final class PartitaModel extends Transformer implements DefaultParamsWrit
 
     private final String uid;
 
-    private final Param<String> modelLocation = new Param<>(this, "modelLocation",
-            "model file: ONNX (.onnx) or oneDNN graph JSON (.json), any Hadoop path (hdfs://, s3a://, file:/, a local path)");
-    private final StringMapParam feedDict = new StringMapParam(this, "feedDict",
-            "model input name -> input column (graph JSON: the input tensor id in decimal)");
-    private final StringMapParam fetchDict = new StringMapParam(this, "fetchDict",
-            "output column -> model output name (graph JSON: the output tensor id in decimal)");
-    private final IntParam miniBatchSize = new IntParam(this, "miniBatchSize",
-            "rows per execution when the model's batch dim is open (dynamic or symbolic); a static batch dim wins");
-    private final IntParam threadsPerTask = new IntParam(this, "threadsPerTask",
-            "threads of each engine pool an executor's tasks run on (pair with spark.task.cpus)");
-    private final Param<String> engine = new Param<>(this, "engine", "engine: cpu, gpu or gpu:N");
-    private final Param<String> backends = new Param<>(this, "backends",
-            "comma-separated backend ids to use (e.g. dnnl,compiler); empty: every backend on the class path");
-    private final Param<String> persistentCacheDir = new Param<>(this, "persistentCacheDir",
-            "persistent kernel cache directory on each executor (e.g. a shared mount), so new executors start warm;"
-                    + " empty: PARTITA_PERSISTENT_CACHE_DIR of the executor's environment, if any");
-    private final LongParam persistentCacheMegabytes = new LongParam(this, "persistentCacheMegabytes",
-            "capacity of the persistent kernel cache set by persistentCacheDir, in MB");
-    private final LongParam constantSeed = new LongParam(this, "constantSeed",
-            "seed of the synthetic constant values of a graph JSON model (graph JSON carries none; as partita run --seed)");
+    // params: created in the constructor, once uid is set (a param's parent is the uid)
+    private final Param<String> modelLocation;
+    private final StringMapParam feedDict;
+    private final StringMapParam fetchDict;
+    private final IntParam miniBatchSize;
+    private final IntParam threadsPerTask;
+    private final Param<String> engine;
+    private final Param<String> backends;
+    private final Param<String> persistentCacheDir;
+    private final LongParam persistentCacheMegabytes;
+    private final LongParam constantSeed;
 
     // driver-side state, rebuilt when missing (after deserialization or a copy)
     private transient ModelBytes bytes;
@@ -92,6 +83,26 @@ public final class PartitaModel extends Transformer implements DefaultParamsWrit
 
     public PartitaModel(String uid) {
         this.uid = uid;
+        this.modelLocation = new Param<>(this, "modelLocation",
+            "model file: ONNX (.onnx) or oneDNN graph JSON (.json), any Hadoop path (hdfs://, s3a://, file:/, a local path)");
+        this.feedDict = new StringMapParam(this, "feedDict",
+            "model input name -> input column (graph JSON: the input tensor id in decimal)");
+        this.fetchDict = new StringMapParam(this, "fetchDict",
+            "output column -> model output name (graph JSON: the output tensor id in decimal)");
+        this.miniBatchSize = new IntParam(this, "miniBatchSize",
+            "rows per execution when the model's batch dim is open (dynamic or symbolic); a static batch dim wins");
+        this.threadsPerTask = new IntParam(this, "threadsPerTask",
+            "threads of each engine pool an executor's tasks run on (pair with spark.task.cpus)");
+        this.engine = new Param<>(this, "engine", "engine: cpu, gpu or gpu:N");
+        this.backends = new Param<>(this, "backends",
+            "comma-separated backend ids to use (e.g. dnnl,compiler); empty: every backend on the class path");
+        this.persistentCacheDir = new Param<>(this, "persistentCacheDir",
+            "persistent kernel cache directory on each executor (e.g. a shared mount), so new executors start warm;"
+                    + " empty: PARTITA_PERSISTENT_CACHE_DIR of the executor's environment, if any");
+        this.persistentCacheMegabytes = new LongParam(this, "persistentCacheMegabytes",
+            "capacity of the persistent kernel cache set by persistentCacheDir, in MB");
+        this.constantSeed = new LongParam(this, "constantSeed",
+            "seed of the synthetic constant values of a graph JSON model (graph JSON carries none; as partita run --seed)");
         setDefault(feedDict, Map.of());
         setDefault(fetchDict, Map.of());
         setDefault(miniBatchSize, 64);
@@ -321,13 +332,20 @@ public final class PartitaModel extends Transformer implements DefaultParamsWrit
         return bytes;
     }
 
-    /** The model file through Hadoop's FileSystem, with the session's Hadoop configuration. */
+    /**
+     * The model file through Hadoop's FileSystem, with the session's Hadoop configuration. The
+     * file system is created for this read, not taken from Hadoop's cache: the cache keys file
+     * systems by the current Hadoop user, whose lookup ({@code UserGroupInformation}, through
+     * {@code Subject.getSubject}) throws on JDK 24 and later with Hadoop 3.4; file systems that
+     * need no user (local, and most object stores) are read this way.
+     */
     private static byte[] readModel(String location) {
-        Configuration conf = SparkSession.getActiveSession().isDefined()
-                ? SparkSession.getActiveSession().get().sparkContext().hadoopConfiguration() : new Configuration();
+        Configuration conf = new Configuration(SparkSession.getActiveSession().isDefined()
+                ? SparkSession.getActiveSession().get().sparkContext().hadoopConfiguration() : new Configuration());
         org.apache.hadoop.fs.Path path = new org.apache.hadoop.fs.Path(location);
-        try {
-            FileSystem fs = path.getFileSystem(conf);
+        String scheme = path.toUri().getScheme() != null ? path.toUri().getScheme() : FileSystem.getDefaultUri(conf).getScheme();
+        conf.setBoolean("fs." + scheme + ".impl.disable.cache", true);
+        try (FileSystem fs = path.getFileSystem(conf)) {
             if (!fs.exists(path)) {
                 throw new IllegalArgumentException("model file " + location + " does not exist (modelLocation; resolved as "
                         + fs.makeQualified(path) + ")");
@@ -348,6 +366,10 @@ public final class PartitaModel extends Transformer implements DefaultParamsWrit
             return data;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read model file " + location + ": " + e.getMessage(), e);
+        } catch (UnsupportedOperationException e) {
+            throw new IllegalStateException("cannot read model file " + location + ": the " + scheme + " file system needs the"
+                    + " Hadoop user, which Hadoop 3.4 cannot look up on JDK 24 or later (" + e.getMessage() + "); copy the model"
+                    + " to a local path or a store whose file system needs no user", e);
         }
     }
 
