@@ -91,6 +91,25 @@ class ExecutorModelsTest {
     }
 
     @Test
+    void aNewRuntimeOnTheSameCacheDirectoryStartsFromTheStoredKernels(@org.junit.jupiter.api.io.TempDir Path dir)
+            throws Exception {
+        // the gated MLP with a dynamic batch is the graph compiler's: generated classes, kept by the store
+        Path file = Path.of(System.getProperty("partita.examples", "../examples")).resolve("gated_mlp_dynamic.json");
+        ModelBytes bytes = ModelBytes.of(file.toString(), Files.readAllBytes(file));
+        String store = dir.resolve("kernels").toString();
+        // two thread counts are two runtimes with in-memory caches of their own, as two executors have
+        LoadedModel first = ExecutorModels.acquire(bytes.digest(),
+                new ModelSettings("cpu", 32, 0, new RuntimeSettings(Set.of(), 1, store, 64)), () -> bytes).model();
+        LoadedModel second = ExecutorModels.acquire(bytes.digest(),
+                new ModelSettings("cpu", 32, 0, new RuntimeSettings(Set.of(), 2, store, 64)), () -> bytes).model();
+        assertEquals(0, first.partitionsFromStore(), "an empty store: compiled from scratch, blobs stored");
+        assertTrue(second.partitionsFromStore() >= 1, "the second runtime loads the stored kernels: " + second.partitionsFromStore()
+                + " of " + second.partitions());
+        assertEquals(ModelSignature.DYNAMIC, second.signature().batch());
+        assertEquals(32, second.rowsPerExecution());
+    }
+
+    @Test
     void unknownBackendsAndEnginesAreNamed() {
         IllegalArgumentException engine = assertThrows(IllegalArgumentException.class, () -> ModelSettings.parseEngine("tpu"));
         assertEquals("engine 'tpu' is not an engine; expected cpu, gpu or gpu:N", engine.getMessage());

@@ -267,6 +267,46 @@ class PartitaModelTest {
         assertEquals(1, m.get("batches"));
     }
 
+    @Test
+    void aDynamicBatchDimRunsMiniBatchesWithoutPadding() {
+        // gated_mlp_dynamic.json: input 0 f32 [?, 768] -> output 9 f32 [?, 768] (the graph compiler's)
+        Path file = EXAMPLES.resolve("gated_mlp_dynamic.json");
+        int n = 500;
+        long seed = 3;
+        Dataset<Row> df = floatRows(n, 768, 6);
+        PartitaModel model = new PartitaModel().setModelLocation(file.toString()).setFeedDict("0", "features")
+                .setFetchDict("y", "9").setMiniBatchSize(100).setConstantSeed(seed);
+        assertEquals(ModelSignature.DYNAMIC, model.signature().batch());
+        List<Row> rows = model.transform(df).collectAsList();
+
+        GraphRuntime rt = GraphRuntime.standalone();
+        Graph g = GraphJson.parse(file).toGraph(rt).finalizeGraph();
+        Engine cpu = Engine.cpu();
+        try (Arena arena = Arena.ofConfined(); CompiledGraph cg = rt.compile(g, PartitionPolicy.FUSION, cpu)) {
+            Map<Long, Tensor> inputs = new HashMap<>();
+            for (LogicalTensor lt : g.inputs()) {
+                if (lt.isConstant()) {
+                    // the values partita run --seed gives a graph's inputs (RandomInputs.forGraph's per-tensor seeds)
+                    Tensor t = Tensor.allocate(LogicalTensor.of(lt.id(), lt.dataType(), lt.dims()), cpu, arena);
+                    RandomInputs.fill(rt.opSchemas(), t, g.ops(), seed ^ (lt.id() * 0x9E3779B97F4A7C15L));
+                    inputs.put(lt.id(), t);
+                }
+            }
+            Tensor x = Tensor.allocate(LogicalTensor.of(0, io.partita.graph.DataType.F32, 1, 768), cpu, arena);
+            inputs.put(0L, x);
+            Stream stream = new Stream(cpu);
+            for (Row row : rows) {
+                x.copyFrom(floats(row, 1));
+                float[] expected = cg.execute(stream, inputs).get(9L).toFloatArray();
+                stream.waitAll();
+                assertClose(expected, floats(row, 2), "row " + row.getInt(0));
+            }
+        }
+        Map<String, Long> m = model.metrics().values();
+        assertEquals(n, m.get("rows"));
+        assertEquals(0, m.get("paddedRows"), "a dynamic batch runs the last rows as they are");
+    }
+
     private static float[] floatsOf(OnnxTensor t) {
         try (Arena arena = Arena.ofConfined()) {
             return t.toTensor(t.logicalTensor(0, io.partita.graph.PropertyType.VARIABLE), Engine.cpu(), arena).toFloatArray();
