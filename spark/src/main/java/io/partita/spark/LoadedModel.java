@@ -64,9 +64,15 @@ public final class LoadedModel {
         this.graph = parsed.graph();
         this.signature = parsed.signature();
         this.engine = settings.toEngine();
-        this.constants = parsed.onnx() != null ? parsed.onnx().constantTensors(engine, arena) : syntheticConstants(settings);
         this.rowsPerExecution = Math.toIntExact(signature.batch() == ModelSignature.DYNAMIC ? settings.miniBatchSize() : signature.batch());
-        Context first = new Context();
+        Context first;
+        try {
+            this.constants = parsed.onnx() != null ? parsed.onnx().constantTensors(engine, arena) : syntheticConstants(settings);
+            first = new Context();
+        } catch (RuntimeException | Error e) {
+            arena.close(); // a model that does not compile keeps no native memory
+            throw e;
+        }
         this.partitions = first.compiled.steps().size();
         this.partitionsFromStore = (int) first.compiled.steps().stream().filter(s -> s.compiled().fromBlobs()).count();
         idle.add(first);
@@ -269,11 +275,6 @@ public final class LoadedModel {
                 result.put(name, rowsOut);
             }
             return result;
-        }
-
-        /** One output's row dims as this execution produced them. */
-        long[] outputRowDims(String name) {
-            return signature.outputs().get(name).rowDims();
         }
     }
 }
