@@ -89,6 +89,16 @@ public interface GraphRuntime {
         return GraphRuntimeFactory.find().discover();
     }
 
+    /**
+     * A plain class path runtime over the named backends found on the class path (all when
+     * {@code backendIds} is empty) whose cache manager {@code cacheSetup} configures first; see
+     * {@link GraphRuntimeFactory#discover(java.util.Set, java.util.function.Consumer)}.
+     */
+    static GraphRuntime standalone(java.util.Set<String> backendIds,
+            java.util.function.Consumer<io.partita.cache.CacheManager> cacheSetup) {
+        return GraphRuntimeFactory.find().discover(backendIds, cacheSetup);
+    }
+
     /** A plain class path runtime with only the reference backend. */
     static GraphRuntime referenceOnly() {
         return GraphRuntimeFactory.find().referenceOnly();

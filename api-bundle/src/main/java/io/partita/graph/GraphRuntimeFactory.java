@@ -19,6 +19,21 @@ public interface GraphRuntimeFactory {
     GraphRuntime referenceOnly();
 
     /**
+     * A runtime over some of the backends {@link ServiceLoader} finds, with caches set up by the
+     * caller before any backend is created: for hosts that embed the runtime and carry its
+     * settings themselves (a Spark executor gets them from the job, not from its environment).
+     *
+     * @param backendIds the backend ids to keep (the reference backend is always there); empty
+     *     keeps every backend found
+     * @param cacheSetup applied to the runtime's new cache manager (which has read the
+     *     environment already), e.g. to set the persistent cache directory
+     * @throws InvalidArgumentException naming the ids found when one of {@code backendIds} is not
+     *     on the class path
+     */
+    GraphRuntime discover(java.util.Set<String> backendIds,
+            java.util.function.Consumer<io.partita.cache.CacheManager> cacheSetup);
+
+    /**
      * The factory on the class path (the thread's context class loader first, then the API's).
      *
      * @throws PartitaException naming what is missing when there is none

@@ -29,7 +29,9 @@ import io.partita.benchmarks.primitive.PrimitiveCreationBenchmark;
  * ({@link io.partita.benchmarks.models.ModelsCommand});
  * {@code memo} the host time per execute with and without memoized recordings
  * ({@link io.partita.benchmarks.memo.MemoBenchmark}); {@code warm} the first compile in a fresh JVM, cold
- * against the warm persistent store ({@link io.partita.benchmarks.warm.WarmStartBenchmark}); {@code probe NAME
+ * against the warm persistent store ({@link io.partita.benchmarks.warm.WarmStartBenchmark}); {@code spark} batch
+ * inference on Spark, Partita's transformer against ONNX Runtime in {@code mapPartitions}, at local[1] and local[2]
+ * ({@link io.partita.benchmarks.spark.SparkBenchmark}; Spark's jars on the class path); {@code probe NAME
  * [args]} runs one of the DNNL-style kernel probes ({@link io.partita.benchmarks.probes}; they need
  * {@code --add-modules jdk.incubator.vector} on the java command line); other arguments are passed
  * to JMH.
@@ -63,6 +65,10 @@ public final class Main {
         }
         if (args.length > 0 && args[0].equals("warm")) {
             io.partita.benchmarks.warm.WarmStartBenchmark.main(java.util.Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
+        if (args.length > 0 && args[0].equals("spark")) {
+            io.partita.benchmarks.spark.SparkBenchmark.main(java.util.Arrays.copyOfRange(args, 1, args.length));
             return;
         }
         if (args.length > 0 && args[0].equals("primitive")) {

@@ -7,6 +7,7 @@ import org.slf4j.LoggerFactory;
 
 import io.partita.cache.CacheManager;
 import io.partita.graph.GraphRuntimeFactory;
+import io.partita.graph.InvalidArgumentException;
 import io.partita.graph.PartitaException;
 import io.partita.spi.Backend;
 import io.partita.spi.BackendFactory;
@@ -24,13 +25,26 @@ public final class StandaloneRuntime implements GraphRuntimeFactory {
 
     @Override
     public RuntimeCore discover() {
+        return discover(java.util.Set.of(), c -> { });
+    }
+
+    @Override
+    public RuntimeCore discover(java.util.Set<String> backendIds, java.util.function.Consumer<CacheManager> cacheSetup) {
         CacheManager caches = newCacheManager();
+        // before the backends exist: they take their cache settings (e.g. the persistent store) when created
+        cacheSetup.accept(caches);
         RuntimeCore core = new RuntimeCore(caches);
         ClassLoader cl = loader();
+        java.util.Set<String> found = new java.util.TreeSet<>();
         for (ServiceLoader.Provider<BackendFactory> p : ServiceLoader.load(BackendFactory.class, cl).stream().toList()) {
             try {
                 Backend b = p.get().create(caches);
-                core.addBackend(b, b.defaultRank());
+                found.add(b.id());
+                if (wanted(backendIds, b.id())) {
+                    core.addBackend(b, b.defaultRank());
+                } else {
+                    b.close(); // its worker threads and caches are not wanted
+                }
             } catch (java.util.ServiceConfigurationError | RuntimeException e) {
                 LOG.warn("skipping backend factory {}: {}", p.type().getName(), e.toString());
             }
@@ -38,12 +52,27 @@ public final class StandaloneRuntime implements GraphRuntimeFactory {
         for (ServiceLoader.Provider<Backend> p : ServiceLoader.load(Backend.class, cl).stream().toList()) {
             try {
                 Backend b = p.get();
-                core.addBackend(b, b.defaultRank());
+                found.add(b.id());
+                if (wanted(backendIds, b.id())) {
+                    core.addBackend(b, b.defaultRank());
+                } else {
+                    b.close(); // its worker threads and caches are not wanted
+                }
             } catch (java.util.ServiceConfigurationError | RuntimeException e) {
                 LOG.warn("skipping backend {}: {}", p.type().getName(), e.toString());
             }
         }
+        for (String id : backendIds) {
+            if (!found.contains(id) && !id.equals(io.partita.backend.reference.ReferenceBackend.ID)) {
+                throw new InvalidArgumentException("backend '" + id + "' is not on the class path; found " + found
+                        + " (and the reference backend, always present)");
+            }
+        }
         return core;
+    }
+
+    private static boolean wanted(java.util.Set<String> backendIds, String id) {
+        return backendIds.isEmpty() || backendIds.contains(id);
     }
 
     @Override

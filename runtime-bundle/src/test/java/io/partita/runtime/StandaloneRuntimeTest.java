@@ -57,6 +57,23 @@ class StandaloneRuntimeTest {
     }
 
     @Test
+    void chosenBackendsAreKeptAndTheCachesSetUpBeforeAnyBackendExists() {
+        int before = FactoryMadeBackend.CREATED.size();
+        List<Integer> backendsWhenSetUp = new java.util.ArrayList<>();
+        GraphRuntime rt = GraphRuntime.standalone(java.util.Set.of("factory-made"),
+                caches -> backendsWhenSetUp.add(FactoryMadeBackend.CREATED.size() - before));
+        assertEquals(List.of("factory-made", "reference"), rt.backends().stream().map(BackendInfo::id).toList());
+        assertEquals(List.of(0), backendsWhenSetUp, "the hook runs once, before the backends are created");
+        assertEquals(List.of("discovered", "factory-made", "reference"),
+                GraphRuntime.standalone(java.util.Set.of(), c -> { }).backends().stream().map(BackendInfo::id).toList(),
+                "no ids: every backend found");
+        InvalidArgumentException e = assertThrows(InvalidArgumentException.class,
+                () -> GraphRuntime.standalone(java.util.Set.of("dnnl"), c -> { }));
+        assertEquals("backend 'dnnl' is not on the class path; found [discovered, factory-made] (and the reference backend,"
+                + " always present)", e.getMessage());
+    }
+
+    @Test
     void referenceOnlyHasJustTheOracle() {
         assertEquals(List.of("reference"), GraphRuntime.referenceOnly().backends().stream().map(BackendInfo::id).toList());
         assertEquals(List.of("reference"), GraphRuntime.standalone().reference().backends().stream()

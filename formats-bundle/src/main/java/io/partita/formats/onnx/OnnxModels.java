@@ -43,6 +43,9 @@ public final class OnnxModels {
 
         /** @throws OnnxImportException when the bytes are not a model */
         List<String> nodeOpTypes(byte[] bytes, String source);
+
+        /** @throws OnnxImportException when the bytes are not a model */
+        Map<String, List<String>> inputDimParams(byte[] bytes, String source);
     }
 
     private OnnxModels() {
@@ -84,6 +87,18 @@ public final class OnnxModels {
      */
     public static List<String> nodeOpTypes(byte[] bytes, String source) {
         return DECODER.nodeOpTypes(bytes, source);
+    }
+
+    /**
+     * The symbolic dim names of each graph input with a shape, in the model's order, without
+     * translating anything: per input one entry per dim, the dim_param name or {@code null} for a
+     * fixed (or anonymous) dim. Callers that choose a batch size use it to find the names to give
+     * {@link #read(OpSchemaRegistry, byte[], String, Map)} values for.
+     *
+     * @throws OnnxImportException when the bytes are not a model
+     */
+    public static Map<String, List<String>> inputDimParams(byte[] bytes, String source) {
+        return DECODER.inputDimParams(bytes, source);
     }
 
     /** Reads a TensorProto file. */

@@ -198,6 +198,8 @@ class OnnxModelsTest {
         OnnxModel m = OnnxModels.read(SCHEMAS, bytes, "t.onnx", Map.of("N", 3L));
         LogicalTensor y = m.graph().ops().get(0).output(0);
         assertArrayEquals(new long[] {3, 4}, y.dims());
+        // the names a caller choosing a batch size looks up first: null where a dim is fixed
+        assertEquals(Map.of("X", java.util.Arrays.asList("N", null)), OnnxModels.inputDimParams(bytes, "t.onnx"));
     }
 
     @Test

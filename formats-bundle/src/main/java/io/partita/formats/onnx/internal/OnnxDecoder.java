@@ -12,6 +12,7 @@ import io.partita.formats.onnx.internal.proto.ModelDecoder;
 import io.partita.formats.onnx.internal.proto.NodeProto;
 import io.partita.formats.onnx.internal.proto.OnnxFormatException;
 import io.partita.formats.onnx.internal.proto.TensorDecoder;
+import io.partita.formats.onnx.internal.proto.ValueInfoProto;
 import io.partita.graph.OpSchemaRegistry;
 
 /** Protobuf decoding plus translation behind {@link OnnxModels} (registered in META-INF/services). */
@@ -45,6 +46,22 @@ public final class OnnxDecoder implements OnnxModels.Decoder {
                 }
             }
             return ops;
+        } catch (OnnxFormatException e) {
+            throw new OnnxImportException(e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public Map<String, List<String>> inputDimParams(byte[] bytes, String source) {
+        try {
+            Map<String, List<String>> out = new java.util.LinkedHashMap<>();
+            for (ValueInfoProto in : ModelDecoder.decode(bytes, source).graph().inputs()) {
+                if (in.hasShape()) {
+                    // Arrays.asList: the names may be null (fixed dims), which List.of refuses
+                    out.put(in.name(), java.util.Collections.unmodifiableList(java.util.Arrays.asList(in.dimParams().clone())));
+                }
+            }
+            return out;
         } catch (OnnxFormatException e) {
             throw new OnnxImportException(e.getMessage(), e);
         }
