@@ -36,12 +36,14 @@ public final class StandaloneRuntime implements GraphRuntimeFactory {
         RuntimeCore core = new RuntimeCore(caches);
         ClassLoader cl = loader();
         java.util.Set<String> found = new java.util.TreeSet<>();
+        java.util.List<Backend> added = new java.util.ArrayList<>();
         for (ServiceLoader.Provider<BackendFactory> p : ServiceLoader.load(BackendFactory.class, cl).stream().toList()) {
             try {
                 Backend b = p.get().create(caches);
                 found.add(b.id());
                 if (wanted(backendIds, b.id())) {
                     core.addBackend(b, b.defaultRank());
+                    added.add(b);
                 } else {
                     b.close(); // its worker threads and caches are not wanted
                 }
@@ -55,6 +57,7 @@ public final class StandaloneRuntime implements GraphRuntimeFactory {
                 found.add(b.id());
                 if (wanted(backendIds, b.id())) {
                     core.addBackend(b, b.defaultRank());
+                    added.add(b);
                 } else {
                     b.close(); // its worker threads and caches are not wanted
                 }
@@ -64,6 +67,7 @@ public final class StandaloneRuntime implements GraphRuntimeFactory {
         }
         for (String id : backendIds) {
             if (!found.contains(id) && !id.equals(io.partita.backend.reference.ReferenceBackend.ID)) {
+                added.forEach(Backend::close); // the caller gets no runtime: nothing may keep their threads
                 throw new InvalidArgumentException("backend '" + id + "' is not on the class path; found " + found
                         + " (and the reference backend, always present)");
             }

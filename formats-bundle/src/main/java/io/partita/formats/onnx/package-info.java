@@ -4,7 +4,7 @@
  * (ONNX test data) read into {@link io.partita.formats.onnx.OnnxTensor}s.
  */
 @Export
-@Version("0.1.0")
+@Version("0.2.0")
 package io.partita.formats.onnx;
 
 import org.osgi.annotation.bundle.Export;
