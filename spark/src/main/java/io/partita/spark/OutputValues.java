@@ -8,7 +8,8 @@ import org.apache.spark.sql.types.DataTypes;
 
 /**
  * One output row as a column value: a float for a scalar row, {@code array<float>} for a vector,
- * nested arrays for more dims ({@code array<array<float>>} for a matrix per row).
+ * nested arrays for more dims ({@code array<array<float>>} for a matrix per row), or an ML
+ * {@code DenseVector} where the user asks for one ({@code vectorOutputs}).
  */
 final class OutputValues {
     private OutputValues() {
@@ -21,6 +22,15 @@ final class OutputValues {
             t = new ArrayType(t, false);
         }
         return t;
+    }
+
+    /** A row of one dim as an ML {@code DenseVector} (doubles, as Spark ML's vectors hold). */
+    static org.apache.spark.ml.linalg.Vector vector(float[] row) {
+        double[] d = new double[row.length];
+        for (int i = 0; i < d.length; i++) {
+            d[i] = row[i];
+        }
+        return org.apache.spark.ml.linalg.Vectors.dense(d);
     }
 
     static Object of(float[] row, int[] rowDims) {

@@ -66,6 +66,7 @@ public final class PartitaModel extends Transformer implements DefaultParamsWrit
     private final Param<String> engine;
     private final Param<String> backends;
     private final Param<String> persistentCacheDir;
+    private final Param<String> vectorOutputs;
     private final LongParam persistentCacheMegabytes;
     private final LongParam constantSeed;
 
@@ -99,6 +100,9 @@ public final class PartitaModel extends Transformer implements DefaultParamsWrit
         this.persistentCacheDir = new Param<>(this, "persistentCacheDir",
             "persistent kernel cache directory on each executor (e.g. a shared mount), so new executors start warm;"
                     + " empty: PARTITA_PERSISTENT_CACHE_DIR of the executor's environment, if any");
+        this.vectorOutputs = new Param<>(this, "vectorOutputs",
+            "comma-separated output columns written as Spark ML vectors (DenseVector) instead of array<float>;"
+                    + " each needs an output with one dim per row");
         this.persistentCacheMegabytes = new LongParam(this, "persistentCacheMegabytes",
             "capacity of the persistent kernel cache set by persistentCacheDir, in MB");
         this.constantSeed = new LongParam(this, "constantSeed",
@@ -110,6 +114,7 @@ public final class PartitaModel extends Transformer implements DefaultParamsWrit
         setDefault(engine, "cpu");
         setDefault(backends, "");
         setDefault(persistentCacheDir, "");
+        setDefault(vectorOutputs, "");
         setDefault(persistentCacheMegabytes, 256L);
         setDefault(constantSeed, 0L);
     }
@@ -206,6 +211,20 @@ public final class PartitaModel extends Transformer implements DefaultParamsWrit
         return this;
     }
 
+    /** Output columns (of {@link #fetchDict}) to write as ML vectors rather than float arrays. */
+    public PartitaModel setVectorOutputs(String... columns) {
+        set(vectorOutputs, String.join(",", columns));
+        return this;
+    }
+
+    public String getVectorOutputs() {
+        return getOrDefault(vectorOutputs);
+    }
+
+    public Param<String> vectorOutputs() {
+        return vectorOutputs;
+    }
+
     public PartitaModel setPersistentCacheDir(String value) {
         set(persistentCacheDir, value);
         return this;
@@ -279,7 +298,7 @@ public final class PartitaModel extends Transformer implements DefaultParamsWrit
         PartitaMetrics m = metrics();
         Broadcast<ModelBytes> b = broadcastModel(dataset.sparkSession());
         PartitionScorer scorer = new PartitionScorer(b, bytes.digest(), settings(), plan.feeds, plan.feedInputs,
-                plan.feedIndexes, plan.fetchOutputs, plan.fetchRowDims, m);
+                plan.feedIndexes, plan.fetchOutputs, plan.fetchRowDims, plan.fetchAsVector, m);
         return dataset.toDF().mapPartitions(scorer, Encoders.row(plan.outputSchema));
     }
 
@@ -414,6 +433,7 @@ public final class PartitaModel extends Transformer implements DefaultParamsWrit
         final int[] feedIndexes;
         final String[] fetchOutputs;
         final int[][] fetchRowDims;
+        final boolean[] fetchAsVector;
         final StructType outputSchema;
 
         Plan(StructType schema) {
@@ -456,6 +476,19 @@ public final class PartitaModel extends Transformer implements DefaultParamsWrit
             }
             fetchOutputs = new String[fetch.size()];
             fetchRowDims = new int[fetch.size()][];
+            fetchAsVector = new boolean[fetch.size()];
+            java.util.Set<String> vectors = new java.util.LinkedHashSet<>();
+            for (String c : getVectorOutputs().split(",")) {
+                if (!c.isBlank()) {
+                    vectors.add(c.strip());
+                }
+            }
+            for (String c : vectors) {
+                if (!fetch.containsKey(c)) {
+                    throw new IllegalArgumentException("vectorOutputs names column '" + c + "', which fetchDict does not write;"
+                            + " its output columns are " + fetch.keySet());
+                }
+            }
             StructType out = schema;
             int o = 0;
             for (Map.Entry<String, String> e : fetch.entrySet()) {
@@ -476,7 +509,14 @@ public final class PartitaModel extends Transformer implements DefaultParamsWrit
                 }
                 fetchOutputs[o] = e.getValue();
                 fetchRowDims[o] = Arrays.stream(port.rowDims()).mapToInt(Math::toIntExact).toArray();
-                out = out.add(e.getKey(), OutputValues.type(fetchRowDims[o].length), true);
+                fetchAsVector[o] = vectors.contains(e.getKey());
+                if (fetchAsVector[o] && fetchRowDims[o].length != 1) {
+                    throw new IllegalArgumentException("vectorOutputs asks for column '" + e.getKey() + "' as an ML vector, but"
+                            + " model output '" + e.getValue() + "' has dims " + io.partita.graph.LogicalTensor.dimsToString(port.dims())
+                            + ": a vector column needs one dim per row (the batch dim, then one more)");
+                }
+                out = out.add(e.getKey(), fetchAsVector[o] ? org.apache.spark.ml.linalg.SQLDataTypes.VectorType()
+                        : OutputValues.type(fetchRowDims[o].length), true);
                 o++;
             }
             outputSchema = out;

@@ -31,10 +31,11 @@ final class PartitionScorer implements MapPartitionsFunction<Row, Row> {
     private final int[] feedIndexes;
     private final String[] fetchOutputs;
     private final int[][] fetchRowDims;
+    private final boolean[] fetchAsVector;
     private final PartitaMetrics metrics;
 
     PartitionScorer(Broadcast<ModelBytes> model, String digest, ModelSettings settings, FeedColumn[] feeds,
-            String[] feedInputs, int[] feedIndexes, String[] fetchOutputs, int[][] fetchRowDims, PartitaMetrics metrics) {
+            String[] feedInputs, int[] feedIndexes, String[] fetchOutputs, int[][] fetchRowDims, boolean[] fetchAsVector, PartitaMetrics metrics) {
         this.model = model;
         this.digest = digest;
         this.settings = settings;
@@ -43,6 +44,7 @@ final class PartitionScorer implements MapPartitionsFunction<Row, Row> {
         this.feedIndexes = feedIndexes;
         this.fetchOutputs = fetchOutputs;
         this.fetchRowDims = fetchRowDims;
+        this.fetchAsVector = fetchAsVector;
         this.metrics = metrics;
     }
 
@@ -153,7 +155,9 @@ final class PartitionScorer implements MapPartitionsFunction<Row, Row> {
                     values[c] = row.get(c);
                 }
                 for (int o = 0; o < fetchOutputs.length; o++) {
-                    values[row.length() + o] = slot < 0 ? null : OutputValues.of(out.get(fetchOutputs[o])[slot], fetchRowDims[o]);
+                    float[] value = slot < 0 ? null : out.get(fetchOutputs[o])[slot];
+                    values[row.length() + o] = value == null ? null
+                            : fetchAsVector[o] ? OutputValues.vector(value) : OutputValues.of(value, fetchRowDims[o]);
                 }
                 ready.add(RowFactory.create(values));
             }

@@ -380,6 +380,40 @@ class PartitaModelTest {
         }
     }
 
+    @Test
+    void vectorOutputsAreDenseVectorsOfTheSameValuesAndAskedForOnlyWhereTheyFit() {
+        Dataset<Row> df = floatRows(40, 10, 5);
+        String linear = LINEAR.resolve("model.onnx").toString();
+        Map<String, String> fetch = new java.util.LinkedHashMap<>();
+        fetch.put("y", "3");
+        fetch.put("v", "3");
+        Dataset<Row> scored = new PartitaModel().setModelLocation(linear).setFeedDict("0", "features").setFetchDict(fetch)
+                .setVectorOutputs("v").transform(df);
+        assertEquals(SQLDataTypes.VectorType(), scored.schema().apply("v").dataType());
+        assertEquals(OutputValues.type(1), scored.schema().apply("y").dataType());
+        for (Row r : scored.orderBy("id").collectAsList()) {
+            float[] y = floats(r, 2);
+            org.apache.spark.ml.linalg.Vector v = (org.apache.spark.ml.linalg.Vector) r.get(3);
+            assertEquals(y.length, v.size());
+            for (int i = 0; i < y.length; i++) {
+                assertEquals(y[i], v.apply(i), 0.0, "row " + r.getInt(0) + " element " + i);
+            }
+        }
+        IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class, () -> new PartitaModel()
+                .setModelLocation(linear).setFeedDict("0", "features").setFetchDict("y", "3").setVectorOutputs("v")
+                .transformSchema(df.schema()));
+        assertEquals("vectorOutputs names column 'v', which fetchDict does not write; its output columns are [y]",
+                unknown.getMessage());
+        // test_Conv2d gives a [4, 5, 4] image per row: not a vector
+        StructType images = new StructType().add("image",
+                new ArrayType(new ArrayType(new ArrayType(DataTypes.FloatType, false), false), false), true);
+        IllegalArgumentException rank = assertThrows(IllegalArgumentException.class, () -> new PartitaModel()
+                .setModelLocation(CONV.resolve("model.onnx").toString()).setFeedDict("0", "image")
+                .setFetchDict("features", "3").setVectorOutputs("features").transformSchema(images));
+        assertTrue(rank.getMessage().startsWith("vectorOutputs asks for column 'features' as an ML vector, but model output '3'"
+                + " has dims"), rank.getMessage());
+    }
+
     private static Double[] boxD(double[] x) {
         Double[] b = new Double[x.length];
         for (int i = 0; i < x.length; i++) {
