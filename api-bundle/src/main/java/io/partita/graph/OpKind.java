@@ -43,7 +43,29 @@ public enum OpKind {
      * broadcasting, the exponent a tensor (oneDNN's {@code Pow} takes a constant {@code beta}).
      * Added for ONNX's {@code Pow} with a non-constant or non-uniform exponent.
      */
-    PartitaPow;
+    PartitaPow,
+    /**
+     * Partita extension (not in oneDNN's op set): the s64 index of the largest value of src along
+     * {@code axis} (the first one, or the last with {@code select_last_index}); {@code keep_dims}.
+     * Added for ONNX's {@code ArgMax}.
+     */
+    PartitaArgMax,
+    /** Partita extension: as {@link #PartitaArgMax}, the smallest value. Added for ONNX's {@code ArgMin}. */
+    PartitaArgMin,
+    /**
+     * Partita extension (not in oneDNN's op set): a reduction (attribute {@code mode}: sum, mean, max,
+     * min, prod, l1, l2, sum_square, log_sum, log_sum_exp) over the axes given by the s32/s64 input
+     * {@code axes}, which may be known only at execution; empty axes reduce every axis. Added for
+     * ONNX's Reduce* with run-time axes and the reductions oneDNN lacks.
+     */
+    PartitaReduce,
+    /**
+     * Partita extension (not in oneDNN's op set): ONNX's {@code Gather} with a run-time s32/s64
+     * {@code indices} tensor (negative indices count from the end of {@code axis}).
+     */
+    PartitaGather,
+    /** Partita extension: ONNX's {@code GatherElements} with a run-time indices tensor. */
+    PartitaGatherElements;
 
     private static final Map<String, OpKind> BY_SPELLING = new HashMap<>();
 
@@ -66,7 +88,7 @@ public enum OpKind {
 
     /** Whether this kind is a Partita extension, absent from oneDNN's op set. */
     public boolean isPartitaExtension() {
-        return this == PartitaErf || this == PartitaPow;
+        return name().startsWith("Partita");
     }
 
     /** The kind as written in oneDNN graph JSON files. */

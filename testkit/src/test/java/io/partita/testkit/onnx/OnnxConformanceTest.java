@@ -50,13 +50,6 @@ class OnnxConformanceTest {
             m.put(t, "AvgPool has no dilations");
         }
         m.put("test_maxpool_with_argmax_2d_precomputed_strides", "gives no indices");
-        // Axes as a run-time input: the output shape would only be known at execution.
-        for (String t : List.of("test_reduce_mean_default_axes_keepdims_example",
-                "test_reduce_mean_default_axes_keepdims_random", "test_reduce_mean_do_not_keepdims_random",
-                "test_reduce_mean_keepdims_example", "test_reduce_mean_negative_axes_keepdims_example",
-                "test_reduce_mean_negative_axes_keepdims_random")) {
-            m.put(t, "axes given at run time");
-        }
         // Casts: double, 2-bit, FNUZ float8, e8m0 and float4 have no Partita type; float to int4 would need
         // truncation where oneDNN's Quantize rounds (and has no s4/u4 output).
         for (String t : List.of("test_cast_DOUBLE_to_FLOAT", "test_cast_FLOAT16_to_DOUBLE",

@@ -48,10 +48,6 @@ final class ActivationTranslators {
         Translators.add(m, "Clip", v(6, 11, 12, 13), ActivationTranslators::clip);
         // Dropout 6: is_test / ratio attributes; 7, 10: ratio; from 12: ratio / training_mode inputs.
         Translators.add(m, "Dropout", v(6, 7, 10, 12, 13, 22), ActivationTranslators::dropout);
-        Translators.add(m, "Gather", v(1, 11, 13), ctx -> {
-            throw ctx.unsupported("data or indices known only at execution: oneDNN's op set has no gather "
-                    + "(a Gather of constants is computed at import)");
-        });
     }
 
     private static void alpha(ImportContext ctx, OpKind kind, float def) {

@@ -30,6 +30,7 @@ final class Translators {
         PoolNormTranslators.register(m);
         ShapeTranslators.register(m);
         ActivationTranslators.register(m);
+        IndexTranslators.register(m);
         return m;
     }
 

@@ -1,0 +1,63 @@
+package io.partita.formats.onnx.internal;
+
+import static io.partita.formats.onnx.internal.Translators.v;
+
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+
+import io.partita.graph.DataType;
+import io.partita.graph.LogicalTensor;
+import io.partita.graph.OpKind;
+
+/**
+ * Selection and indexing ops with no oneDNN equivalent, as Partita extension ops: ArgMax / ArgMin
+ * (PartitaArgMax / PartitaArgMin), Gather and GatherElements with indices or data known only at
+ * execution (PartitaGather / PartitaGatherElements; a Gather of constants is computed at import).
+ */
+final class IndexTranslators {
+    private IndexTranslators() {
+    }
+
+    static void register(Map<String, NavigableMap<Integer, NodeTranslator>> m) {
+        // ArgMax/ArgMin 1: axis, keepdims; 11: negative axis; 12: select_last_index; 13: bf16.
+        Translators.add(m, "ArgMax", v(1, 11, 12, 13), arg(OpKind.PartitaArgMax));
+        Translators.add(m, "ArgMin", v(1, 11, 12, 13), arg(OpKind.PartitaArgMin));
+        // Gather 1; 11: negative indices; 13: bf16. GatherElements 11; 13: bf16.
+        Translators.add(m, "Gather", v(1, 11, 13), gather(OpKind.PartitaGather));
+        Translators.add(m, "GatherElements", v(11, 13), gather(OpKind.PartitaGatherElements));
+    }
+
+    private static NodeTranslator arg(OpKind kind) {
+        return ctx -> {
+            LogicalTensor x = ctx.input(0);
+            long[] xd = ctx.rankedDims(x, "data");
+            if (xd.length == 0) {
+                throw ctx.invalid("data is a scalar; expected rank >= 1");
+            }
+            int axis = ctx.axis(ctx.intAttr("axis", 0), xd.length, "axis");
+            boolean keep = ctx.intAttr("keepdims", 1) != 0;
+            boolean last = ctx.opVersion() >= 12 && ctx.intAttr("select_last_index", 0) != 0;
+            if (ctx.opVersion() < 12 && ctx.hasAttr("select_last_index")) {
+                throw ctx.invalid("attribute select_last_index exists from ArgMax/ArgMin 12 on");
+            }
+            ctx.setOutput(0, ctx.emit1(kind, List.of(x), DataType.S64, b -> b.attr("axis", (long) axis)
+                    .attr("keep_dims", keep).attr("select_last_index", last)));
+        };
+    }
+
+    private static NodeTranslator gather(OpKind kind) {
+        return ctx -> {
+            LogicalTensor data = ctx.input(0);
+            long[] xd = ctx.rankedDims(data, "data");
+            if (xd.length == 0) {
+                throw ctx.invalid("data is a scalar; expected rank >= 1");
+            }
+            int axis = ctx.axis(ctx.intAttr("axis", 0), xd.length, "axis");
+            LogicalTensor indices = ctx.input(1);
+            ctx.rankedDims(indices, "indices");
+            ctx.setOutput(0, ctx.emit1(kind, List.of(data, indices), data.dataType(),
+                    b -> b.attr("axis", (long) axis)));
+        };
+    }
+}

@@ -1,0 +1,159 @@
+package io.partita.formats.onnx;
+
+import static io.partita.formats.onnx.OnnxBytes.floatTensor;
+import static io.partita.formats.onnx.OnnxBytes.graph;
+import static io.partita.formats.onnx.OnnxBytes.int64Tensor;
+import static io.partita.formats.onnx.OnnxBytes.intAttr;
+import static io.partita.formats.onnx.OnnxBytes.intsAttr;
+import static io.partita.formats.onnx.OnnxBytes.list;
+import static io.partita.formats.onnx.OnnxBytes.model;
+import static io.partita.formats.onnx.OnnxBytes.node;
+import static io.partita.formats.onnx.OnnxBytes.valueInfo;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import io.partita.graph.DataType;
+import io.partita.graph.GraphRuntime;
+import io.partita.graph.LogicalTensor;
+import io.partita.graph.Op;
+import io.partita.graph.OpKind;
+import io.partita.graph.OpSchemaRegistry;
+
+/**
+ * The translations to Partita extension ops: ArgMax/ArgMin, Gather/GatherElements with run-time
+ * indices, Reduce* with run-time axes and the reductions oneDNN lacks; RMSNormalization to RMSNorm.
+ */
+class OnnxIndexAndReduceImportTest {
+    private static final OpSchemaRegistry SCHEMAS = GraphRuntime.referenceOnly().opSchemas();
+    private static final int FLOAT = 1;
+    private static final int INT64 = 7;
+
+    private static OnnxModel read(long opset, List<OnnxBytes> nodes, List<OnnxBytes> inits, List<OnnxBytes> inputs,
+            List<OnnxBytes> outputs) {
+        return OnnxModels.read(SCHEMAS, model(opset, graph(nodes, inits, inputs, outputs)).toByteArray(), "t.onnx");
+    }
+
+    private static List<OpKind> kinds(OnnxModel m) {
+        return m.graph().ops().stream().map(Op::kind).toList();
+    }
+
+    @Test
+    void argMaxAndArgMinBecomeExtensionOpsWithNormalizedAxis() {
+        OnnxModel m = read(13, list(node("ArgMax", List.of("x"), List.of("y"), intAttr("axis", -1),
+                intAttr("keepdims", 0), intAttr("select_last_index", 1))), list(),
+                list(valueInfo("x", FLOAT, 2, 3, 5)), list(valueInfo("y", INT64, 2, 3)));
+        Op op = m.graph().ops().get(0);
+        assertEquals(OpKind.PartitaArgMax, op.kind());
+        assertEquals(2L, op.longAttr("axis"));
+        assertEquals(false, op.boolAttr("keep_dims"));
+        assertEquals(true, op.boolAttr("select_last_index"));
+        assertEquals(DataType.S64, op.output(0).dataType());
+        assertArrayEquals(new long[] {2, 3}, op.output(0).dims());
+        assertEquals(List.of(OpKind.PartitaArgMax), m.extensionOps());
+
+        OnnxModel m11 = read(11, list(node("ArgMin", List.of("x"), List.of("y"))), list(),
+                list(valueInfo("x", FLOAT, 4, 3)), list(valueInfo("y", INT64, 1, 3)));
+        Op min = m11.graph().ops().get(0);
+        assertEquals(OpKind.PartitaArgMin, min.kind());
+        assertArrayEquals(new long[] {1, 3}, min.output(0).dims());
+    }
+
+    @Test
+    void argMaxRefusesSelectLastIndexBeforeVersion12AndABadAxis() {
+        OnnxImportException e = assertThrows(OnnxImportException.class, () -> read(11,
+                list(node("ArgMax", List.of("x"), List.of("y"), intAttr("select_last_index", 1))), list(),
+                list(valueInfo("x", FLOAT, 4)), list(valueInfo("y", INT64, 1))));
+        assertTrue(e.getMessage().contains("ArgMax") && e.getMessage().contains("select_last_index"), e.getMessage());
+        e = assertThrows(OnnxImportException.class, () -> read(13,
+                list(node("ArgMin", List.of("x"), List.of("y"), intAttr("axis", 3))), list(),
+                list(valueInfo("x", FLOAT, 4, 2)), list(valueInfo("y", INT64, 4, 1))));
+        assertTrue(e.getMessage().contains("ArgMin") && e.getMessage().contains("axis 3"), e.getMessage());
+    }
+
+    @Test
+    void gatherWithRunTimeIndicesIsAnExtensionOpAndWithConstantsIsFolded() {
+        OnnxModel m = read(13, list(node("Gather", List.of("x", "i"), List.of("y"), intAttr("axis", 1))), list(),
+                list(valueInfo("x", FLOAT, 2, 5), valueInfo("i", INT64, 3, 4)), list(valueInfo("y", FLOAT, 2, 3, 4)));
+        Op op = m.graph().ops().get(0);
+        assertEquals(OpKind.PartitaGather, op.kind());
+        assertEquals(1L, op.longAttr("axis"));
+        assertArrayEquals(new long[] {2, 3, 4}, op.output(0).dims());
+        // Embedding: constant table, run-time indices
+        OnnxModel emb = read(11, list(node("Gather", List.of("w", "i"), List.of("y"))),
+                list(floatTensor("w", new long[] {3, 2}, 1, 2, 3, 4, 5, 6)),
+                list(valueInfo("i", INT64, 4)), list(valueInfo("y", FLOAT, 4, 2)));
+        assertEquals(List.of(OpKind.PartitaGather), kinds(emb));
+        OnnxModel ge = read(13, list(node("GatherElements", List.of("x", "i"), List.of("y"), intAttr("axis", -1))),
+                list(), list(valueInfo("x", FLOAT, 2, 5), valueInfo("i", INT64, 2, 2)),
+                list(valueInfo("y", FLOAT, 2, 2)));
+        assertEquals(OpKind.PartitaGatherElements, ge.graph().ops().get(0).kind());
+        assertEquals(1L, ge.graph().ops().get(0).longAttr("axis"));
+    }
+
+    @Test
+    void reduceWithRunTimeAxesIsPartitaReduceOfKnownRank() {
+        OnnxModel m = read(13, list(node("ReduceSum", List.of("x", "a"), List.of("y"), intAttr("keepdims", 0))),
+                list(), list(valueInfo("x", FLOAT, 3, 4, 5), valueInfo("a", INT64, 2)), list(valueInfo("y", FLOAT, 5)));
+        Op op = m.graph().ops().get(0);
+        assertEquals(OpKind.PartitaReduce, op.kind());
+        assertEquals("sum", op.stringAttr("mode"));
+        assertEquals(1, op.output(0).dims().length);
+        assertEquals(LogicalTensor.DYNAMIC_DIM, op.output(0).dims()[0]);
+        // constant axes keep the oneDNN reduction
+        OnnxModel c = read(13, list(node("ReduceSum", List.of("x", "a"), List.of("y"))),
+                list(int64Tensor("a", new long[] {1}, -1)), list(valueInfo("x", FLOAT, 3, 4)),
+                list(valueInfo("y", FLOAT, 3, 1)));
+        assertEquals(List.of(OpKind.ReduceSum), kinds(c));
+    }
+
+    @Test
+    void emptyRunTimeAxesReduceEverythingOrCopyWithNoop() {
+        OnnxModel all = read(18, list(node("ReduceMax", List.of("x", "a"), List.of("y"))), list(),
+                list(valueInfo("x", FLOAT, 3, 4), valueInfo("a", INT64, 0)), list(valueInfo("y", FLOAT, 1, 1)));
+        Op op = all.graph().ops().get(0);
+        assertEquals(OpKind.ReduceMax, op.kind());
+        assertArrayEquals(new long[] {0, 1}, op.longsAttr("axes"));
+        OnnxModel noop = read(18, list(node("ReduceMax", List.of("x", "a"), List.of("y"),
+                intAttr("noop_with_empty_axes", 1))), list(),
+                list(valueInfo("x", FLOAT, 3, 4), valueInfo("a", INT64, 0)), list(valueInfo("y", FLOAT, 3, 4)));
+        assertEquals(List.of(OpKind.Reorder), kinds(noop));
+    }
+
+    @Test
+    void reduceSumSquareLogSumAndLogSumExpUsePartitaReduceBeforeAndAfter18() {
+        OnnxModel m = read(13, list(node("ReduceSumSquare", List.of("x"), List.of("y"), intsAttr("axes", 1))),
+                list(), list(valueInfo("x", FLOAT, 3, 4)), list(valueInfo("y", FLOAT, 3, 1)));
+        Op op = m.graph().ops().get(0);
+        assertEquals(OpKind.PartitaReduce, op.kind());
+        assertEquals("sum_square", op.stringAttr("mode"));
+        assertArrayEquals(new long[] {3, 1}, op.output(0).dims());
+        OnnxModel lse = read(18, list(node("ReduceLogSumExp", List.of("x", "a"), List.of("y"),
+                intAttr("keepdims", 0))), list(int64Tensor("a", new long[] {1}, 0)),
+                list(valueInfo("x", FLOAT, 3, 4)), list(valueInfo("y", FLOAT, 4)));
+        Op l = lse.graph().ops().get(0);
+        assertEquals("log_sum_exp", l.stringAttr("mode"));
+        assertArrayEquals(new long[] {4}, l.output(0).dims());
+    }
+
+    @Test
+    void rmsNormalizationIsRmsNormFromTheAxis() {
+        OnnxModel m = read(23, list(node("RMSNormalization", List.of("x", "s"), List.of("y"), intAttr("axis", -2))),
+                list(floatTensor("s", new long[] {4}, 1, 2, 3, 4)), list(valueInfo("x", FLOAT, 2, 3, 4)),
+                list(valueInfo("y", FLOAT, 2, 3, 4)));
+        Op op = m.graph().ops().get(0);
+        assertEquals(OpKind.RMSNorm, op.kind());
+        assertEquals(1L, op.longAttr("begin_norm_axis"));
+        OnnxImportException e = assertThrows(OnnxImportException.class, () -> read(23,
+                list(node("RMSNormalization", List.of("x", "s"), List.of("y"))),
+                list(floatTensor("s", new long[] {3}, 1, 2, 3)), list(valueInfo("x", FLOAT, 2, 4)),
+                list(valueInfo("y", FLOAT, 2, 4))));
+        assertTrue(e.getMessage().contains("RMSNormalization") && e.getMessage().contains("does not broadcast"),
+                e.getMessage());
+    }
+}

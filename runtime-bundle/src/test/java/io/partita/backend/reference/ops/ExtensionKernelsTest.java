@@ -1,0 +1,245 @@
+package io.partita.backend.reference.ops;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.foreign.Arena;
+import java.util.HashMap;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+
+import io.partita.backend.reference.RefOps;
+import io.partita.graph.CompiledGraph;
+import io.partita.graph.DataType;
+import io.partita.graph.Engine;
+import io.partita.graph.EngineKind;
+import io.partita.graph.Graph;
+import io.partita.graph.GraphRuntime;
+import io.partita.graph.LogicalTensor;
+import io.partita.graph.Op;
+import io.partita.graph.OpKind;
+import io.partita.graph.PartitaException;
+import io.partita.graph.PartitionPolicy;
+import io.partita.graph.Stream;
+import io.partita.graph.Tensor;
+import io.partita.runtime.schema.registry.OpSchemas;
+import io.partita.testing.OpRunner;
+
+/**
+ * The Partita extension ops that select and index (PartitaArgMax/ArgMin, PartitaReduce,
+ * PartitaGather, PartitaGatherElements): hand-computed values through the whole public path, odd
+ * sizes, negative axes and indices, and the refusals of bad attributes and indices.
+ */
+class ExtensionKernelsTest {
+    private static final double[] R23 = {1, -2, 3, -4, 5, -6};
+
+    private static LogicalTensor f32(long id, long... dims) {
+        return LogicalTensor.of(id, DataType.F32, dims);
+    }
+
+    private static LogicalTensor s64(long id, long... dims) {
+        return LogicalTensor.of(id, DataType.S64, dims);
+    }
+
+    private static void near(double[] expected, double[] actual) {
+        assertEquals(expected.length, actual.length, "element count");
+        for (int i = 0; i < expected.length; i++) {
+            assertEquals(expected[i], actual[i], 2e-6 * Math.max(1, Math.abs(expected[i])), "element " + i);
+        }
+    }
+
+    // ---------------------------------------------------------------- ArgMax / ArgMin
+
+    private static double[] arg(OpKind kind, long[] src, long axis, boolean keep, boolean last, long[] out,
+            double[] x) {
+        Op op = Op.builder(0, kind).input(f32(0, src)).output(s64(1, out)).attr("axis", axis).attr("keep_dims", keep)
+                .attr("select_last_index", last).build();
+        return OpRunner.run(op, x).get(0);
+    }
+
+    @Test
+    void argMaxAndArgMinAlongEachAxis() {
+        assertArrayEquals(new double[] {2, 1}, arg(OpKind.PartitaArgMax, new long[] {2, 3}, 1, true, false,
+                new long[] {2, 1}, R23));
+        assertArrayEquals(new double[] {0, 1, 0}, arg(OpKind.PartitaArgMax, new long[] {2, 3}, 0, false, false,
+                new long[] {3}, R23));
+        assertArrayEquals(new double[] {1, 2}, arg(OpKind.PartitaArgMin, new long[] {2, 3}, -1, false, false,
+                new long[] {2}, R23));
+        // odd 3-D [3, 1, 2] over axis 0 and the middle axis of size 1
+        double[] x = {4, 1, 9, 1, 0, 7};
+        assertArrayEquals(new double[] {1, 2}, arg(OpKind.PartitaArgMax, new long[] {3, 1, 2}, 0, false, false,
+                new long[] {1, 2}, x));
+        assertArrayEquals(new double[] {2, 0}, arg(OpKind.PartitaArgMin, new long[] {3, 1, 2}, 0, true, false,
+                new long[] {1, 1, 2}, x));
+        assertArrayEquals(new double[] {0, 0, 0, 0, 0, 0}, arg(OpKind.PartitaArgMax, new long[] {3, 1, 2}, -2, true,
+                false, new long[] {3, 1, 2}, x));
+    }
+
+    @Test
+    void tiesGiveTheFirstIndexOrTheLastWithSelectLastIndex() {
+        double[] x = {2, 5, 5, 1, 1, 0};
+        assertArrayEquals(new double[] {1, 0}, arg(OpKind.PartitaArgMax, new long[] {2, 3}, 1, false, false,
+                new long[] {2}, x));
+        assertArrayEquals(new double[] {2, 1}, arg(OpKind.PartitaArgMax, new long[] {2, 3}, 1, false, true,
+                new long[] {2}, x));
+        assertArrayEquals(new double[] {2, 2}, arg(OpKind.PartitaArgMin, new long[] {2, 3}, 1, false, true,
+                new long[] {2}, new double[] {0, 1, 0, 3, 3, 3}));
+    }
+
+    @Test
+    void argMaxRefusesAnAxisOutOfRangeAndAScalar() {
+        Op bad = Op.builder(0, OpKind.PartitaArgMax).input(f32(0, 2, 3)).output(s64(1, 2)).attr("axis", 2L).build();
+        PartitaException e = assertThrows(PartitaException.class, () -> OpRunner.run(bad, R23));
+        assertTrue(e.getMessage().contains("PartitaArgMax") && e.getMessage().contains("axis 2 is out of range"),
+                e.getMessage());
+        Op scalar = Op.builder(0, OpKind.PartitaArgMin).input(f32(0)).output(s64(1)).build();
+        e = assertThrows(PartitaException.class, () -> OpRunner.run(scalar, new double[] {1}));
+        assertTrue(e.getMessage().contains("expected rank >= 1"), e.getMessage());
+    }
+
+    // ---------------------------------------------------------------- PartitaReduce
+
+    private static double[] reduce(String mode, long[] src, long[] axes, boolean keep, long[] out, double[] x) {
+        double[] a = new double[axes.length];
+        for (int i = 0; i < a.length; i++) {
+            a[i] = axes[i];
+        }
+        Op op = Op.builder(0, OpKind.PartitaReduce).inputs(f32(0, src), s64(1, axes.length)).output(f32(2, out))
+                .attr("mode", mode).attr("keep_dims", keep).build();
+        return runDynamic(op, out, x, a);
+    }
+
+    /**
+     * Runs a one-op graph whose output dims are known only at execution (they depend on input
+     * values) through a compiled graph, checking the dims it computed.
+     */
+    private static double[] runDynamic(Op op, long[] expectedDims, double[]... inputs) {
+        GraphRuntime rt = GraphRuntime.referenceOnly();
+        Graph g = rt.createGraph(EngineKind.CPU);
+        g.add(op);
+        g.finalizeGraph();
+        Engine e = Engine.cpu();
+        try (Arena arena = Arena.ofConfined(); CompiledGraph cg = rt.compile(g, PartitionPolicy.DEBUG, e)) {
+            Map<Long, Tensor> ins = new HashMap<>();
+            for (int i = 0; i < op.inputs().size(); i++) {
+                Tensor t = Tensor.allocate(op.input(i), e, arena);
+                t.copyFrom(inputs[i]);
+                ins.put(op.input(i).id(), t);
+            }
+            Tensor out = cg.execute(new Stream(e), ins).get(op.output(0).id());
+            assertArrayEquals(expectedDims, out.logicalTensor().dims(), "output dims");
+            return out.toDoubleArray();
+        }
+    }
+
+    @Test
+    void everyReductionModeOverTheLastAxis() {
+        long[] src = {2, 3};
+        long[] out = {2, 1};
+        long[] axes = {-1};
+        near(new double[] {2, -5}, reduce("sum", src, axes, true, out, R23));
+        near(new double[] {2 / 3.0, -5 / 3.0}, reduce("mean", src, axes, true, out, R23));
+        near(new double[] {3, 5}, reduce("max", src, axes, true, out, R23));
+        near(new double[] {-2, -6}, reduce("min", src, axes, true, out, R23));
+        near(new double[] {-6, 120}, reduce("prod", src, axes, true, out, R23));
+        near(new double[] {6, 15}, reduce("l1", src, axes, true, out, R23));
+        near(new double[] {Math.sqrt(14), Math.sqrt(77)}, reduce("l2", src, axes, true, out, R23));
+        near(new double[] {14, 77}, reduce("sum_square", src, axes, true, out, R23));
+        double[] pos = {1, 2, 3, 4, 5, 6};
+        near(new double[] {Math.log(6), Math.log(15)}, reduce("log_sum", src, axes, true, out, pos));
+        near(new double[] {Math.log(Math.exp(1) + Math.exp(2) + Math.exp(3)),
+            Math.log(Math.exp(4) + Math.exp(5) + Math.exp(6))}, reduce("log_sum_exp", src, axes, true, out, pos));
+    }
+
+    @Test
+    void logSumExpOfLargeValuesDoesNotOverflow() {
+        double[] x = {1000, 1000, 1000};
+        near(new double[] {1000 + Math.log(3)}, reduce("log_sum_exp", new long[] {3}, new long[] {0}, false,
+                new long[] {}, x));
+    }
+
+    @Test
+    void reduceOverSeveralAxesAnOddTensorAndEmptyAxes() {
+        // src [3, 1, 2] holds 1..6
+        double[] x = {1, 2, 3, 4, 5, 6};
+        near(new double[] {9, 12}, reduce("sum", new long[] {3, 1, 2}, new long[] {0, 1}, false, new long[] {2}, x));
+        near(new double[] {5, 25, 61}, reduce("sum_square", new long[] {3, 1, 2}, new long[] {2, -2}, true,
+                new long[] {3, 1, 1}, x));
+        // empty axes reduce every axis
+        near(new double[] {21}, reduce("sum", new long[] {3, 1, 2}, new long[0], false, new long[] {}, x));
+    }
+
+    @Test
+    void reduceRefusesAxesOutOfRangeOrRepeatedAtExecution() {
+        PartitaException e = assertThrows(PartitaException.class,
+                () -> reduce("sum", new long[] {2, 3}, new long[] {2}, true, new long[] {2, 1}, R23));
+        assertTrue(e.getMessage().contains("PartitaReduce") && e.getMessage().contains("axis 2"), e.getMessage());
+        e = assertThrows(PartitaException.class,
+                () -> reduce("sum", new long[] {2, 3}, new long[] {1, -1}, true, new long[] {2, 1}, R23));
+        assertTrue(e.getMessage().contains("twice"), e.getMessage());
+    }
+
+    @Test
+    void reduceRefusesAnUnknownMode() {
+        Op op = Op.builder(0, OpKind.PartitaReduce).inputs(f32(0, 2, 3), s64(1, 1)).output(f32(2, 2, 1))
+                .attr("mode", "median").build();
+        PartitaException e = assertThrows(PartitaException.class, () -> runDynamic(op, new long[] {2, 1}, R23,
+                new double[] {1}));
+        assertTrue(e.getMessage().contains("median"), e.getMessage());
+    }
+
+    // ---------------------------------------------------------------- Gather / GatherElements
+
+    @Test
+    void gatherAlongAxisZeroAndOneWithNegativeIndices() {
+        Op g0 = Op.builder(0, OpKind.PartitaGather).inputs(f32(0, 3, 2), s64(1, 2, 2)).output(f32(2, 2, 2, 2))
+                .build();
+        near(new double[] {1, -2, 3, -4, 3, -4, 5, -6},
+                OpRunner.run(g0, R23, new double[] {0, 1, -2, 2}).get(0));
+        Op g1 = Op.builder(0, OpKind.PartitaGather).inputs(f32(0, 2, 3), s64(1, 1)).output(f32(2, 2, 1))
+                .attr("axis", -1L).build();
+        near(new double[] {3, -6}, OpRunner.run(g1, R23, new double[] {-1}).get(0));
+        // a scalar index removes the axis
+        Op g2 = Op.builder(0, OpKind.PartitaGather).inputs(f32(0, 2, 3), s64(1)).output(f32(2, 3)).build();
+        near(new double[] {-4, 5, -6}, OpRunner.run(g2, R23, new double[] {1}).get(0));
+    }
+
+    @Test
+    void gatherRefusesAnIndexOutOfRange() {
+        Op g = Op.builder(0, OpKind.PartitaGather).inputs(f32(0, 3, 2), s64(1, 1)).output(f32(2, 1, 2)).build();
+        PartitaException e = assertThrows(PartitaException.class, () -> OpRunner.run(g, R23, new double[] {3}));
+        assertTrue(e.getMessage().contains("PartitaGather") && e.getMessage().contains("index 3 is out of range"),
+                e.getMessage());
+        assertThrows(PartitaException.class, () -> OpRunner.run(g, R23, new double[] {-4}));
+    }
+
+    @Test
+    void gatherElementsPicksAlongTheAxis() {
+        // src [2, 3]; indices [2, 2] along axis 1
+        Op op = Op.builder(0, OpKind.PartitaGatherElements).inputs(f32(0, 2, 3), s64(1, 2, 2)).output(f32(2, 2, 2))
+                .attr("axis", 1L).build();
+        near(new double[] {3, 1, -4, -6}, OpRunner.run(op, R23, new double[] {2, 0, 0, -1}).get(0));
+        Op ax0 = Op.builder(0, OpKind.PartitaGatherElements).inputs(f32(0, 2, 3), s64(1, 1, 3)).output(f32(2, 1, 3))
+                .build();
+        near(new double[] {-4, -2, -6}, OpRunner.run(ax0, R23, new double[] {1, 0, 1}).get(0));
+        Op rank = Op.builder(0, OpKind.PartitaGatherElements).inputs(f32(0, 2, 3), s64(1, 3)).output(f32(2, 3))
+                .build();
+        PartitaException e = assertThrows(PartitaException.class,
+                () -> OpRunner.run(rank, R23, new double[] {0, 0, 0}));
+        assertTrue(e.getMessage().contains("same rank"), e.getMessage());
+    }
+
+    @Test
+    void everyExtensionKindHasASchemaAKernelAndIsMarkedAsExtension() {
+        for (OpKind k : new OpKind[] {OpKind.PartitaArgMax, OpKind.PartitaArgMin, OpKind.PartitaReduce,
+            OpKind.PartitaGather, OpKind.PartitaGatherElements}) {
+            assertNotNull(OpSchemas.find(k), "schema of " + k);
+            assertNotNull(RefOps.find(k), "kernel of " + k);
+            assertTrue(k.isPartitaExtension(), k.name());
+        }
+    }
+}
