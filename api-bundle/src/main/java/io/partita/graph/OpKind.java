@@ -65,7 +65,13 @@ public enum OpKind {
      */
     PartitaGather,
     /** Partita extension: ONNX's {@code GatherElements} with a run-time indices tensor. */
-    PartitaGatherElements;
+    PartitaGatherElements,
+    /**
+     * Partita extension (not in oneDNN's op set): the boolean {@code src_0 MODE src_1} elementwise
+     * with numpy broadcasting, attribute {@code mode} less, less_equal, greater, greater_equal or
+     * equal. Added for ONNX's Less, LessOrEqual, Greater, GreaterOrEqual and Equal.
+     */
+    PartitaCompare;
 
     private static final Map<String, OpKind> BY_SPELLING = new HashMap<>();
 

@@ -156,4 +156,68 @@ class OnnxIndexAndReduceImportTest {
         assertTrue(e.getMessage().contains("RMSNormalization") && e.getMessage().contains("does not broadcast"),
                 e.getMessage());
     }
+
+    @Test
+    void comparisonsArePartitaCompareGivingBooleans() {
+        for (String[] c : new String[][] {{"Less", "less"}, {"LessOrEqual", "less_equal"}, {"Greater", "greater"},
+            {"GreaterOrEqual", "greater_equal"}, {"Equal", "equal"}}) {
+            OnnxModel m = read(16, list(node(c[0], List.of("a", "b"), List.of("y"))), list(),
+                    list(valueInfo("a", FLOAT, 2, 3), valueInfo("b", FLOAT, 3)), list(valueInfo("y", 9, 2, 3)));
+            Op op = m.graph().ops().get(0);
+            assertEquals(OpKind.PartitaCompare, op.kind(), c[0]);
+            assertEquals(c[1], op.stringAttr("mode"));
+            assertEquals(DataType.BOOLEAN, op.output(0).dataType());
+            assertArrayEquals(new long[] {2, 3}, op.output(0).dims());
+        }
+        OnnxImportException e = assertThrows(OnnxImportException.class, () -> read(13,
+                list(node("Less", List.of("a", "b"), List.of("y"))), list(),
+                list(valueInfo("a", FLOAT, 3), valueInfo("b", INT64, 3)), list(valueInfo("y", 9, 3))));
+        assertTrue(e.getMessage().contains("Less") && e.getMessage().contains("one data type"), e.getMessage());
+    }
+
+    @Test
+    void rangeOfConstantsIsFoldedAndOfRunTimeValuesRefused() {
+        OnnxModel m = read(13, list(node("Range", List.of("s", "l", "d"), List.of("r")),
+                node("Reshape", List.of("x", "r"), List.of("y"))),
+                list(int64Tensor("s", new long[] {}, 3), int64Tensor("l", new long[] {}, 1),
+                        int64Tensor("d", new long[] {}, -1)),
+                list(valueInfo("x", FLOAT, 6)), list(valueInfo("y", FLOAT, 3, 2)));
+        assertEquals(List.of(OpKind.StaticReshape), kinds(m));
+        assertArrayEquals(new long[] {3, 2}, m.graph().ops().get(0).longsAttr("shape"));
+        OnnxImportException e = assertThrows(OnnxImportException.class, () -> read(13,
+                list(node("Range", List.of("s", "l", "d"), List.of("y"))),
+                list(int64Tensor("s", new long[] {}, 0), int64Tensor("d", new long[] {}, 0)),
+                list(valueInfo("l", INT64)), list(valueInfo("y", INT64, 2))));
+        assertTrue(e.getMessage().contains("Range"), e.getMessage());
+        e = assertThrows(OnnxImportException.class, () -> read(13,
+                list(node("Range", List.of("s", "l", "d"), List.of("r")), node("Reshape", List.of("x", "r"),
+                        List.of("y"))),
+                list(int64Tensor("s", new long[] {}, 0), int64Tensor("l", new long[] {}, 4),
+                        int64Tensor("d", new long[] {}, 0)),
+                list(valueInfo("x", FLOAT, 6)), list(valueInfo("y", FLOAT, 6))));
+        assertTrue(e.getMessage().contains("delta other than 0"), e.getMessage());
+    }
+
+    @Test
+    void clipWithRunTimeOrCrossedBoundsIsMaximumThenMinimum() {
+        OnnxModel m = read(13, list(node("Clip", List.of("x", "lo", "hi"), List.of("y"))), list(),
+                list(valueInfo("x", FLOAT, 4), valueInfo("lo", FLOAT), valueInfo("hi", FLOAT)),
+                list(valueInfo("y", FLOAT, 4)));
+        assertEquals(List.of(OpKind.Maximum, OpKind.Minimum), kinds(m));
+        OnnxModel onlyMin = read(13, list(node("Clip", List.of("x", "lo"), List.of("y"))), list(),
+                list(valueInfo("x", FLOAT, 4), valueInfo("lo", FLOAT)), list(valueInfo("y", FLOAT, 4)));
+        assertEquals(List.of(OpKind.Maximum), kinds(onlyMin));
+        OnnxModel crossed = read(13, list(node("Clip", List.of("x", "lo", "hi"), List.of("y"))),
+                list(floatTensor("lo", new long[] {}, 2), floatTensor("hi", new long[] {}, 1)),
+                list(valueInfo("x", FLOAT, 4)), list(valueInfo("y", FLOAT, 4)));
+        assertEquals(List.of(OpKind.Maximum, OpKind.Minimum), kinds(crossed));
+        OnnxModel clamp = read(13, list(node("Clip", List.of("x", "lo", "hi"), List.of("y"))),
+                list(floatTensor("lo", new long[] {}, -1), floatTensor("hi", new long[] {}, 1)),
+                list(valueInfo("x", FLOAT, 4)), list(valueInfo("y", FLOAT, 4)));
+        assertEquals(List.of(OpKind.Clamp), kinds(clamp));
+        OnnxImportException e = assertThrows(OnnxImportException.class, () -> read(13,
+                list(node("Clip", List.of("x", "lo"), List.of("y"))), list(),
+                list(valueInfo("x", FLOAT, 4), valueInfo("lo", FLOAT, 2)), list(valueInfo("y", FLOAT, 4))));
+        assertTrue(e.getMessage().contains("expected a scalar"), e.getMessage());
+    }
 }

@@ -126,6 +126,28 @@ final class ActivationTranslators {
         ctx.setOutput(0, ctx.emit1(OpKind.Divide, List.of(x, d), dt, b -> { }));
     }
 
+    private static boolean runtimeBound(ImportContext ctx, int input) {
+        return ctx.hasInput(input) && !ctx.isConstant(input);
+    }
+
+    private static boolean constantBoundsCross(ImportContext ctx) {
+        return ctx.hasInput(1) && ctx.hasInput(2) && bound(ctx, 1, "min", 0) > bound(ctx, 2, "max", 0);
+    }
+
+    /** A bound input, checked to be a scalar (one element). */
+    private static LogicalTensor scalarBound(ImportContext ctx, int input, String name) {
+        long[] d = ctx.inputDims(input);
+        long n = 1;
+        for (long k : d == null ? new long[] {-1} : d) {
+            n *= k;
+        }
+        if (n != 1) {
+            throw ctx.invalid(name + " (input " + input + ") has dims " + LogicalTensor.dimsToString(d)
+                    + "; expected a scalar");
+        }
+        return ctx.input(input);
+    }
+
     private static float bound(ImportContext ctx, int input, String name, float def) {
         if (!ctx.hasInput(input)) {
             return def;
@@ -141,9 +163,24 @@ final class ActivationTranslators {
         return (float) v[0];
     }
 
-    /** Clip as Clamp with constant bounds; an absent bound is infinite (from 11) or the float range (6). */
+    /**
+     * Clip as Clamp with constant bounds; an absent bound is infinite (from 11) or the float range (6).
+     * From 11, a bound known only at execution (or min above max) gives Minimum(Maximum(x, min), max),
+     * ONNX's definition (min above max then gives max).
+     */
     private static void clip(ImportContext ctx) {
         LogicalTensor x = ctx.input(0);
+        if (ctx.opVersion() >= 11 && (runtimeBound(ctx, 1) || runtimeBound(ctx, 2) || constantBoundsCross(ctx))) {
+            LogicalTensor y = x;
+            if (ctx.hasInput(1)) {
+                y = ctx.emit1(OpKind.Maximum, List.of(y, scalarBound(ctx, 1, "min")), x.dataType(), b -> { });
+            }
+            if (ctx.hasInput(2)) {
+                y = ctx.emit1(OpKind.Minimum, List.of(y, scalarBound(ctx, 2, "max")), x.dataType(), b -> { });
+            }
+            ctx.setOutput(0, y);
+            return;
+        }
         float lo;
         float hi;
         if (ctx.opVersion() < 11) {

@@ -13,7 +13,8 @@ import io.partita.graph.OpKind;
 /**
  * Selection and indexing ops with no oneDNN equivalent, as Partita extension ops: ArgMax / ArgMin
  * (PartitaArgMax / PartitaArgMin), Gather and GatherElements with indices or data known only at
- * execution (PartitaGather / PartitaGatherElements; a Gather of constants is computed at import).
+ * execution (PartitaGather / PartitaGatherElements; a Gather of constants is computed at import),
+ * Less / LessOrEqual / Greater / GreaterOrEqual / Equal (PartitaCompare).
  */
 final class IndexTranslators {
     private IndexTranslators() {
@@ -26,6 +27,13 @@ final class IndexTranslators {
         // Gather 1; 11: negative indices; 13: bf16. GatherElements 11; 13: bf16.
         Translators.add(m, "Gather", v(1, 11, 13), gather(OpKind.PartitaGather));
         Translators.add(m, "GatherElements", v(11, 13), gather(OpKind.PartitaGatherElements));
+        // Comparisons with numpy broadcasting (before 7: legacy broadcast attributes, not translated);
+        // later versions add types (bf16, bool for Equal, string for Equal 19, which has no Partita type).
+        Translators.add(m, "Less", v(7, 9, 13), compare("less"));
+        Translators.add(m, "Greater", v(7, 9, 13), compare("greater"));
+        Translators.add(m, "LessOrEqual", v(12, 16), compare("less_equal"));
+        Translators.add(m, "GreaterOrEqual", v(12, 16), compare("greater_equal"));
+        Translators.add(m, "Equal", v(7, 11, 13, 19), compare("equal"));
     }
 
     private static NodeTranslator arg(OpKind kind) {
@@ -43,6 +51,18 @@ final class IndexTranslators {
             }
             ctx.setOutput(0, ctx.emit1(kind, List.of(x), DataType.S64, b -> b.attr("axis", (long) axis)
                     .attr("keep_dims", keep).attr("select_last_index", last)));
+        };
+    }
+
+    private static NodeTranslator compare(String mode) {
+        return ctx -> {
+            LogicalTensor a = ctx.input(0);
+            LogicalTensor b = ctx.input(1);
+            if (a.dataType() != b.dataType()) {
+                throw ctx.invalid("A is " + a.dataType() + " and B is " + b.dataType() + "; expected one data type");
+            }
+            ctx.setOutput(0, ctx.emit1(OpKind.PartitaCompare, List.of(a, b), DataType.BOOLEAN,
+                    op -> op.attr("mode", mode)));
         };
     }
 

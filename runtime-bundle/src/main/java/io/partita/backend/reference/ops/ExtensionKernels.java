@@ -13,7 +13,7 @@ import io.partita.graph.OpKind;
  * Reference kernels of the Partita extension ops that select and index: PartitaArgMax /
  * PartitaArgMin, PartitaReduce (accumulating in double; log_sum_exp shifted by the maximum so a
  * large input does not overflow), PartitaGather and PartitaGatherElements (an index outside
- * [-n, n-1] is an error naming the op, never clamped).
+ * [-n, n-1] is an error naming the op, never clamped), PartitaCompare (1 for true, 0 for false).
  */
 public final class ExtensionKernels {
     private ExtensionKernels() {
@@ -25,6 +25,19 @@ public final class ExtensionKernels {
         r.accept(OpKind.PartitaReduce, ExtensionKernels::reduce);
         r.accept(OpKind.PartitaGather, ExtensionKernels::gather);
         r.accept(OpKind.PartitaGatherElements, ExtensionKernels::gatherElements);
+        r.accept(OpKind.PartitaCompare, ctx -> compare(ctx.op().stringAttr("mode")).compute(ctx));
+    }
+
+    /** The comparison of a mode as a broadcast binary kernel giving 1 (true) or 0 (false); NaN compares false. */
+    private static RefOp compare(String mode) {
+        return switch (mode) {
+            case "less" -> BinaryKernels.binary((a, b) -> a < b ? 1 : 0);
+            case "less_equal" -> BinaryKernels.binary((a, b) -> a <= b ? 1 : 0);
+            case "greater" -> BinaryKernels.binary((a, b) -> a > b ? 1 : 0);
+            case "greater_equal" -> BinaryKernels.binary((a, b) -> a >= b ? 1 : 0);
+            case "equal" -> BinaryKernels.binary((a, b) -> a == b ? 1 : 0);
+            default -> throw new IllegalStateException("mode " + mode + " passed the schema");
+        };
     }
 
     /** [outer, n, inner] around an axis of dims. */

@@ -15,12 +15,14 @@ import io.partita.graph.OpSchema.ValueDomain;
 import io.partita.runtime.schema.Dims;
 import io.partita.runtime.schema.OpSchemaImpl;
 import io.partita.runtime.schema.ShapeContext;
+import io.partita.runtime.schema.ShapeRules;
 
 /**
  * Schemas of the Partita extension ops that select and index (added for ONNX): PartitaArgMax and
  * PartitaArgMin (index of the extreme value along one axis, s64), PartitaReduce (a reduction whose
  * axes are an input, possibly known only at execution, with ONNX's reduction modes), PartitaGather
- * and PartitaGatherElements (indexing by an index tensor known only at execution).
+ * and PartitaGatherElements (indexing by an index tensor known only at execution), PartitaCompare
+ * (elementwise comparisons giving booleans).
  */
 public final class ExtensionSchemas {
     private ExtensionSchemas() {
@@ -32,6 +34,9 @@ public final class ExtensionSchemas {
 
     private static final DataType[] VALUE_TYPES = {DataType.F32, DataType.BF16, DataType.F16, DataType.S32,
         DataType.S64, DataType.S8, DataType.U8};
+    /** The comparisons of PartitaCompare. */
+    public static final String[] COMPARE_MODES = {"less", "less_equal", "greater", "greater_equal", "equal"};
+
     private static final Set<DataType> INDEX_TYPES = Set.of(DataType.S32, DataType.S64);
 
     public static void register(Consumer<OpSchemaImpl> r) {
@@ -55,6 +60,16 @@ public final class ExtensionSchemas {
                 .attr("keep_dims", true)
                 .validator(ExtensionSchemas::checkAxesInput)
                 .shape(ExtensionSchemas::inferReduce)
+                .build());
+        r.accept(OpSchemaImpl.builder(OpKind.PartitaCompare)
+                .typeVar("T", DataType.F32, DataType.BF16, DataType.F16, DataType.S32, DataType.S64, DataType.S8,
+                        DataType.U8, DataType.BOOLEAN)
+                .input("src_0", "T")
+                .input("src_1", "T")
+                .output("dst", Set.of(DataType.BOOLEAN))
+                .attr("mode", "less", COMPARE_MODES)
+                .attr("auto_broadcast", "numpy", "none", "numpy")
+                .shape(ctx -> ctx.setOutput(0, ShapeRules.autoBroadcast(ctx, 0, 1)))
                 .build());
         r.accept(OpSchemaImpl.builder(OpKind.PartitaGather)
                 .typeVar("T", VALUE_TYPES)

@@ -233,10 +233,44 @@ class ExtensionKernelsTest {
         assertTrue(e.getMessage().contains("same rank"), e.getMessage());
     }
 
+    // ---------------------------------------------------------------- PartitaCompare
+
+    private static double[] compare(String mode, double[] a, long[] ad, double[] b, long[] bd, long[] out) {
+        Op op = Op.builder(0, OpKind.PartitaCompare).inputs(f32(0, ad), f32(1, bd))
+                .output(LogicalTensor.of(2, DataType.BOOLEAN, out)).attr("mode", mode).build();
+        return OpRunner.run(op, a, b).get(0);
+    }
+
+    @Test
+    void everyComparisonWithBroadcastingAndNaN() {
+        double[] a = {1, 2, 3, Double.NaN, 5, -6};
+        long[] ad = {2, 3};
+        double[] b = {2, 2, 2};
+        long[] bd = {3};
+        assertArrayEquals(new double[] {1, 0, 0, 0, 0, 1}, compare("less", a, ad, b, bd, ad));
+        assertArrayEquals(new double[] {1, 1, 0, 0, 0, 1}, compare("less_equal", a, ad, b, bd, ad));
+        assertArrayEquals(new double[] {0, 0, 1, 0, 1, 0}, compare("greater", a, ad, b, bd, ad));
+        assertArrayEquals(new double[] {0, 1, 1, 0, 1, 0}, compare("greater_equal", a, ad, b, bd, ad));
+        assertArrayEquals(new double[] {0, 1, 0, 0, 0, 0}, compare("equal", a, ad, b, bd, ad));
+        // [2, 1] against [3]: an outer comparison
+        assertArrayEquals(new double[] {1, 1, 1, 0, 0, 1}, compare("less", new double[] {0, 2}, new long[] {2, 1},
+                new double[] {1, 2, 3}, new long[] {3}, new long[] {2, 3}));
+    }
+
+    @Test
+    void compareRefusesAnUnknownModeAndShapesThatDoNotBroadcast() {
+        PartitaException e = assertThrows(PartitaException.class, () -> compare("unequal", new double[] {1},
+                new long[] {1}, new double[] {1}, new long[] {1}, new long[] {1}));
+        assertTrue(e.getMessage().contains("unequal"), e.getMessage());
+        e = assertThrows(PartitaException.class, () -> compare("less", new double[] {1, 2}, new long[] {2},
+                new double[] {1, 2, 3}, new long[] {3}, new long[] {3}));
+        assertTrue(e.getMessage().contains("PartitaCompare"), e.getMessage());
+    }
+
     @Test
     void everyExtensionKindHasASchemaAKernelAndIsMarkedAsExtension() {
         for (OpKind k : new OpKind[] {OpKind.PartitaArgMax, OpKind.PartitaArgMin, OpKind.PartitaReduce,
-            OpKind.PartitaGather, OpKind.PartitaGatherElements}) {
+            OpKind.PartitaGather, OpKind.PartitaGatherElements, OpKind.PartitaCompare}) {
             assertNotNull(OpSchemas.find(k), "schema of " + k);
             assertNotNull(RefOps.find(k), "kernel of " + k);
             assertTrue(k.isPartitaExtension(), k.name());
