@@ -71,7 +71,27 @@ public enum OpKind {
      * with numpy broadcasting, attribute {@code mode} less, less_equal, greater, greater_equal or
      * equal. Added for ONNX's Less, LessOrEqual, Greater, GreaterOrEqual and Equal.
      */
-    PartitaCompare;
+    PartitaCompare,
+    /**
+     * Partita extension (not in oneDNN's op set): ONNX's {@code Slice} (10+) with s32/s64 inputs
+     * {@code starts}, {@code ends}, {@code axes}, {@code steps}, which may be known only at execution.
+     */
+    PartitaSlice,
+    /**
+     * Partita extension: part {@code index} of ONNX's {@code Split} along {@code axis}, the part sizes
+     * from the optional input {@code split} or {@code num_outputs} parts (the last one smaller).
+     */
+    PartitaSplit,
+    /**
+     * Partita extension: ONNX's {@code Pad} (mode constant, reflect, edge or wrap) with the s64 input
+     * {@code pads} (begins then ends, per axis of the optional input {@code axes}, all when absent;
+     * negative pads crop) and the scalar input {@code value}.
+     */
+    PartitaPad,
+    /** Partita extension: ONNX's {@code Tile}, the s64 input {@code repeats} per axis. */
+    PartitaTile,
+    /** Partita extension: ONNX's {@code Expand}, src broadcast with the s64 input {@code shape} (numpy rules). */
+    PartitaExpand;
 
     private static final Map<String, OpKind> BY_SPELLING = new HashMap<>();
 

@@ -220,4 +220,87 @@ class OnnxIndexAndReduceImportTest {
                 list(valueInfo("x", FLOAT, 4), valueInfo("lo", FLOAT, 2)), list(valueInfo("y", FLOAT, 4))));
         assertTrue(e.getMessage().contains("expected a scalar"), e.getMessage());
     }
+
+    private static OnnxBytes stringAttr(String name, String v) {
+        return OnnxBytes.message().string(1, name).int64(20, 3).string(4, v);
+    }
+
+    @Test
+    void sliceOfRunTimeDataWithDefaultsAndOldAttributes() {
+        OnnxModel m = read(13, list(node("Slice", List.of("x", "s", "e"), List.of("y"))),
+                list(int64Tensor("s", new long[] {1}, 1), int64Tensor("e", new long[] {1}, 3)),
+                list(valueInfo("x", FLOAT, 4, 2)), list(valueInfo("y", FLOAT, 2, 2)));
+        Op op = m.graph().ops().get(0);
+        assertEquals(OpKind.PartitaSlice, op.kind());
+        assertEquals(5, op.inputs().size());
+        assertArrayEquals(new long[] {2, 2}, op.output(0).dims());
+        OnnxModel old = read(9, list(node("Slice", List.of("x"), List.of("y"), intsAttr("starts", -1),
+                intsAttr("ends", 100), intsAttr("axes", 1))), list(), list(valueInfo("x", FLOAT, 4, 2)),
+                list(valueInfo("y", FLOAT, 4, 1)));
+        assertArrayEquals(new long[] {4, 1}, old.graph().ops().get(0).output(0).dims());
+        // starts known only at execution: the output dims too
+        OnnxModel dyn = read(13, list(node("Slice", List.of("x", "s", "e"), List.of("y"))),
+                list(int64Tensor("e", new long[] {1}, 3)),
+                list(valueInfo("x", FLOAT, 4, 2), valueInfo("s", INT64, 1)), list(valueInfo("y", FLOAT, 2, 2)));
+        assertEquals(LogicalTensor.DYNAMIC_DIM, dyn.graph().ops().get(0).output(0).dims()[0]);
+    }
+
+    @Test
+    void splitIsOnePartitaSplitPerOutput() {
+        OnnxModel m = read(18, list(node("Split", List.of("x"), List.of("a", "b", "c"), intAttr("axis", -1),
+                intAttr("num_outputs", 3))), list(), list(valueInfo("x", FLOAT, 2, 7)),
+                list(valueInfo("a", FLOAT, 2, 3), valueInfo("b", FLOAT, 2, 3), valueInfo("c", FLOAT, 2, 1)));
+        assertEquals(List.of(OpKind.PartitaSplit, OpKind.PartitaSplit, OpKind.PartitaSplit), kinds(m));
+        assertArrayEquals(new long[] {2, 1}, m.graph().ops().get(2).output(0).dims());
+        OnnxModel old = read(11, list(node("Split", List.of("x"), List.of("a", "b"), intsAttr("split", 1, 3))),
+                list(), list(valueInfo("x", FLOAT, 4)), list(valueInfo("a", FLOAT, 1), valueInfo("b", FLOAT, 3)));
+        assertArrayEquals(new long[] {3}, old.graph().ops().get(1).output(0).dims());
+        OnnxImportException e = assertThrows(OnnxImportException.class, () -> read(13,
+                list(node("Split", List.of("x"), List.of("a", "b"))), list(), list(valueInfo("x", FLOAT, 5)),
+                list(valueInfo("a", FLOAT, 2), valueInfo("b", FLOAT, 3))));
+        assertTrue(e.getMessage().contains("Split") && e.getMessage().contains("equal parts"), e.getMessage());
+    }
+
+    @Test
+    void padOldAndNewVersionsAndBadModes() {
+        OnnxModel m = read(11, list(node("Pad", List.of("x", "p"), List.of("y"), stringAttr("mode", "reflect"))),
+                list(int64Tensor("p", new long[] {4}, 0, 1, 0, 2)), list(valueInfo("x", FLOAT, 2, 3)),
+                list(valueInfo("y", FLOAT, 2, 6)));
+        Op op = m.graph().ops().get(0);
+        assertEquals(OpKind.PartitaPad, op.kind());
+        assertEquals("reflect", op.stringAttr("mode"));
+        assertArrayEquals(new long[] {2, 6}, op.output(0).dims());
+        OnnxModel v2 = read(6, list(node("Pad", List.of("x"), List.of("y"), intsAttr("pads", 1, 0, 1, 0),
+                OnnxBytes.floatAttr("value", 2.5f))), list(), list(valueInfo("x", FLOAT, 2, 3)),
+                list(valueInfo("y", FLOAT, 4, 3)));
+        assertArrayEquals(new long[] {4, 3}, v2.graph().ops().get(0).output(0).dims());
+        OnnxImportException e = assertThrows(OnnxImportException.class, () -> read(18,
+                list(node("Pad", List.of("x", "p"), List.of("y"), stringAttr("mode", "wrap"))),
+                list(int64Tensor("p", new long[] {2}, 1, 1)), list(valueInfo("x", FLOAT, 3)),
+                list(valueInfo("y", FLOAT, 5))));
+        assertTrue(e.getMessage().contains("Pad") && e.getMessage().contains("mode 'wrap'"), e.getMessage());
+        e = assertThrows(OnnxImportException.class, () -> read(13,
+                list(node("Pad", List.of("x", "p"), List.of("y"))),
+                list(int64Tensor("p", new long[] {2}, 1, 1)), list(valueInfo("x", FLOAT, 2, 3)),
+                list(valueInfo("y", FLOAT, 4, 3))));
+        assertTrue(e.getMessage().contains("expected 4"), e.getMessage());
+    }
+
+    @Test
+    void tileAndExpandWithConstantAndRunTimeInputs() {
+        OnnxModel t = read(13, list(node("Tile", List.of("x", "r"), List.of("y"))),
+                list(int64Tensor("r", new long[] {2}, 2, 3)), list(valueInfo("x", FLOAT, 2, 3)),
+                list(valueInfo("y", FLOAT, 4, 9)));
+        assertEquals(OpKind.PartitaTile, t.graph().ops().get(0).kind());
+        assertArrayEquals(new long[] {4, 9}, t.graph().ops().get(0).output(0).dims());
+        OnnxModel ex = read(13, list(node("Expand", List.of("x", "s"), List.of("y"))), list(),
+                list(valueInfo("x", FLOAT, 3, 1), valueInfo("s", INT64, 3)), list(valueInfo("y", FLOAT, 2, 3, 4)));
+        Op op = ex.graph().ops().get(0);
+        assertEquals(OpKind.PartitaExpand, op.kind());
+        assertEquals(3, op.output(0).dims().length);
+        OnnxImportException e = assertThrows(OnnxImportException.class, () -> read(13,
+                list(node("Tile", List.of("x", "r"), List.of("y"))), list(int64Tensor("r", new long[] {1}, 2)),
+                list(valueInfo("x", FLOAT, 2, 3)), list(valueInfo("y", FLOAT, 4, 3))));
+        assertTrue(e.getMessage().contains("Tile") && e.getMessage().contains("repeats"), e.getMessage());
+    }
 }

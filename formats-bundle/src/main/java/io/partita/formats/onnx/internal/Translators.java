@@ -31,6 +31,7 @@ final class Translators {
         ShapeTranslators.register(m);
         ActivationTranslators.register(m);
         IndexTranslators.register(m);
+        SliceTranslators.register(m);
         return m;
     }
 

@@ -8,6 +8,7 @@ import io.partita.backend.reference.kernel.RefOp;
 import io.partita.backend.reference.kernel.RefTensor;
 import io.partita.graph.InvalidArgumentException;
 import io.partita.graph.OpKind;
+import io.partita.runtime.schema.ops.ExtensionSchemas;
 
 /**
  * Reference kernels of the Partita extension ops that select and index: PartitaArgMax /
@@ -25,6 +26,11 @@ public final class ExtensionKernels {
         r.accept(OpKind.PartitaReduce, ExtensionKernels::reduce);
         r.accept(OpKind.PartitaGather, ExtensionKernels::gather);
         r.accept(OpKind.PartitaGatherElements, ExtensionKernels::gatherElements);
+        r.accept(OpKind.PartitaSlice, ExtensionKernels::slice);
+        r.accept(OpKind.PartitaSplit, ExtensionKernels::split);
+        r.accept(OpKind.PartitaPad, ExtensionKernels::pad);
+        r.accept(OpKind.PartitaTile, ExtensionKernels::tile);
+        r.accept(OpKind.PartitaExpand, ExtensionKernels::expand);
         r.accept(OpKind.PartitaCompare, ctx -> compare(ctx.op().stringAttr("mode")).compute(ctx));
     }
 
@@ -222,5 +228,115 @@ public final class ExtensionKernels {
             idx[axis] = index(ctx, ind.data()[i], src.dim(axis), axis);
             y[i] = src.data()[(int) src.offset(idx)];
         }
+    }
+
+    private static InvalidArgumentException error(RefContext ctx, String what) {
+        return new InvalidArgumentException(ctx.op().describe() + ": " + what);
+    }
+
+    /**
+     * Fills the output by mapping each output coordinate to a source flat offset ({@code -1}: the
+     * constant {@code fill}); {@code map} turns the output index along axis d into a source index.
+     */
+    private static void gatherBy(RefContext ctx, RefTensor src, AxisMap map, double fill) {
+        RefTensor out = ctx.out(0);
+        int rank = out.rank();
+        long[] od = out.dims();
+        long[] stride = src.strides();
+        double[] x = src.data();
+        double[] y = out.data();
+        long[] idx = new long[rank];
+        for (int i = 0; i < y.length; i++) {
+            long off = 0;
+            boolean outside = false;
+            for (int d = 0; d < rank; d++) {
+                long j = map.source(d, idx[d]);
+                if (j < 0) {
+                    outside = true;
+                    break;
+                }
+                off += j * stride[d];
+            }
+            y[i] = outside ? fill : x[(int) off];
+            for (int d = rank - 1; d >= 0; d--) {
+                if (++idx[d] < od[d]) {
+                    break;
+                }
+                idx[d] = 0;
+            }
+        }
+    }
+
+    @FunctionalInterface
+    private interface AxisMap {
+        /** The source index along axis d of output index o along it, or -1 for "outside" (a constant). */
+        long source(int d, long o);
+    }
+
+    private static void slice(RefContext ctx) {
+        RefTensor src = ctx.in(0);
+        ExtensionSchemas.SliceAxis[] s = ExtensionSchemas.sliceAxes(src.dims(), ctx.in(1).toLongs(),
+                ctx.in(2).toLongs(), ctx.in(3).toLongs(), ctx.in(4).toLongs(), w -> error(ctx, w));
+        gatherBy(ctx, src, (d, o) -> s[d].start() + o * s[d].step(), 0);
+    }
+
+    private static void split(RefContext ctx) {
+        RefTensor src = ctx.in(0);
+        int axis = (int) Math.floorMod(ctx.op().longAttr("axis"), src.rank());
+        long[] sizes = ExtensionSchemas.splitSizes(src.dim(axis), ctx.hasInput(1) ? ctx.in(1).toLongs() : null,
+                ctx.op().longAttr("num_outputs"), w -> error(ctx, w));
+        long first = 0;
+        for (int i = 0; i < ctx.op().longAttr("index"); i++) {
+            first += sizes[i];
+        }
+        long from = first;
+        gatherBy(ctx, src, (d, o) -> d == axis ? from + o : o, 0);
+    }
+
+    private static void pad(RefContext ctx) {
+        RefTensor src = ctx.in(0);
+        long[] dims = src.dims();
+        long[][] p = ExtensionSchemas.padsPerAxis(src.rank(), ctx.in(1).toLongs(),
+                ctx.hasInput(3) ? ctx.in(3).toLongs() : new long[0],
+                w -> error(ctx, w));
+        double value = ctx.in(2).data()[0];
+        String mode = ctx.op().stringAttr("mode");
+        gatherBy(ctx, src, (d, o) -> {
+            long n = dims[d];
+            long j = o - p[d][0];
+            if (j >= 0 && j < n) {
+                return j;
+            }
+            return switch (mode) {
+                case "edge" -> j < 0 ? 0 : n - 1;
+                case "wrap" -> Math.floorMod(j, n);
+                case "reflect" -> {
+                    if (n == 1) {
+                        yield 0;
+                    }
+                    long period = 2 * (n - 1);
+                    long r = Math.floorMod(j, period);
+                    yield r < n ? r : period - r;
+                }
+                default -> -1;
+            };
+        }, value);
+    }
+
+    private static void tile(RefContext ctx) {
+        RefTensor src = ctx.in(0);
+        long[] dims = src.dims();
+        gatherBy(ctx, src, (d, o) -> o % dims[d], 0);
+    }
+
+    /** Output axes beyond src's rank (on the left) have no source axis: src is viewed with leading 1s. */
+    private static void expand(RefContext ctx) {
+        RefTensor src = ctx.in(0);
+        int rank = ctx.out(0).rank();
+        long[] dims = new long[rank];
+        java.util.Arrays.fill(dims, 1);
+        System.arraycopy(src.dims(), 0, dims, rank - src.rank(), src.rank());
+        RefTensor view = new RefTensor(src.type(), dims, src.data());
+        gatherBy(ctx, view, (d, o) -> dims[d] == 1 ? 0 : o, 0);
     }
 }

@@ -87,6 +87,356 @@ public final class ExtensionSchemas {
                 .attr("axis", 0L)
                 .shape(ExtensionSchemas::inferGatherElements)
                 .build());
+        r.accept(OpSchemaImpl.builder(OpKind.PartitaSlice)
+                .typeVar("T", VALUE_TYPES)
+                .input("src", "T")
+                .input("starts", INDEX_TYPES, ValueDomain.SHAPE)
+                .input("ends", INDEX_TYPES, ValueDomain.SHAPE)
+                .input("axes", INDEX_TYPES, ValueDomain.SHAPE)
+                .input("steps", INDEX_TYPES, ValueDomain.SHAPE)
+                .output("dst", "T")
+                .shape(ExtensionSchemas::inferSlice)
+                .build());
+        r.accept(OpSchemaImpl.builder(OpKind.PartitaSplit)
+                .typeVar("T", VALUE_TYPES)
+                .input("src", "T")
+                .optionalInput("split", INDEX_TYPES, ValueDomain.SHAPE)
+                .output("dst", "T")
+                .attr("axis", 0L)
+                .requiredAttr("index", io.partita.graph.AttrType.S64)
+                .attr("num_outputs", 0L)
+                .shape(ExtensionSchemas::inferSplit)
+                .build());
+        r.accept(OpSchemaImpl.builder(OpKind.PartitaPad)
+                .typeVar("T", VALUE_TYPES)
+                .input("src", "T")
+                .input("pads", INDEX_TYPES, ValueDomain.SHAPE)
+                .input("value", "T")
+                .optionalInput("axes", INDEX_TYPES, ValueDomain.SHAPE)
+                .output("dst", "T")
+                .attr("mode", "constant", PAD_MODES)
+                .shape(ExtensionSchemas::inferPad)
+                .build());
+        r.accept(OpSchemaImpl.builder(OpKind.PartitaTile)
+                .typeVar("T", VALUE_TYPES)
+                .input("src", "T")
+                .input("repeats", INDEX_TYPES, ValueDomain.SHAPE)
+                .output("dst", "T")
+                .shape(ExtensionSchemas::inferTile)
+                .build());
+        r.accept(OpSchemaImpl.builder(OpKind.PartitaExpand)
+                .typeVar("T", VALUE_TYPES)
+                .input("src", "T")
+                .input("shape", INDEX_TYPES, ValueDomain.SHAPE)
+                .output("dst", "T")
+                .shape(ExtensionSchemas::inferExpand)
+                .build());
+    }
+
+    /** The modes of PartitaPad. */
+    public static final String[] PAD_MODES = {"constant", "reflect", "edge", "wrap"};
+
+    /** dims of the given rank, each known only at execution. */
+    private static long[] dynamic(int rank) {
+        long[] out = new long[rank];
+        Arrays.fill(out, LogicalTensor.DYNAMIC_DIM);
+        return out;
+    }
+
+    /** The length of a 1-D input, or -1 when unknown; an error for another rank. */
+    private static long length1d(ShapeContext ctx, int i, String name) {
+        long[] d = ctx.dims(i);
+        if (d == null) {
+            return -1;
+        }
+        if (d.length != 1) {
+            throw ctx.error("input " + name + " has dims " + dimsToString(d) + "; expected a 1-D tensor");
+        }
+        return d[0] < 0 ? -1 : d[0];
+    }
+
+    /**
+     * One sliced axis: the first index, the step and the element count, ONNX's rules: negative
+     * starts/ends count from the end; for a positive step start and end clamp to [0, dim], for a
+     * negative one start to [0, dim - 1] and end to [-1, dim - 1].
+     */
+    public record SliceAxis(long start, long step, long count) {
+        public static SliceAxis of(long dim, long start, long end, long step) {
+            long b = start < 0 ? start + dim : start;
+            long e = end < 0 ? Math.max(end, Long.MIN_VALUE + dim) + dim : end;
+            if (step > 0) {
+                b = Math.clamp(b, 0, dim);
+                e = Math.clamp(e, 0, dim);
+                return new SliceAxis(b, step, Math.max(0, ceilDiv(e - b, step)));
+            }
+            b = Math.clamp(b, 0, Math.max(dim - 1, 0));
+            e = Math.clamp(e, -1, dim - 1);
+            return new SliceAxis(b, step, dim == 0 ? 0 : Math.max(0, ceilDiv(b - e, -step)));
+        }
+
+        private static long ceilDiv(long a, long b) {
+            return -Math.floorDiv(-a, b);
+        }
+    }
+
+    /**
+     * The sliced axes of src dims from the starts/ends/axes/steps values: one entry per src axis
+     * (the whole axis when not sliced); errors for mismatched lengths, bad or repeated axes, step 0.
+     */
+    public static SliceAxis[] sliceAxes(long[] src, long[] starts, long[] ends, long[] axes, long[] steps,
+            java.util.function.Function<String, RuntimeException> error) {
+        int rank = src.length;
+        if (ends.length != starts.length || axes.length != starts.length || steps.length != starts.length) {
+            throw error.apply("starts " + Arrays.toString(starts) + ", ends " + Arrays.toString(ends) + ", axes "
+                    + Arrays.toString(axes) + " and steps " + Arrays.toString(steps) + "; expected as many of each");
+        }
+        SliceAxis[] out = new SliceAxis[rank];
+        for (int i = 0; i < rank; i++) {
+            out[i] = new SliceAxis(0, 1, src[i]);
+        }
+        boolean[] seen = new boolean[rank];
+        for (int k = 0; k < starts.length; k++) {
+            int a = Dims.normalizeAxis(axes[k], rank);
+            if (a < 0 || seen[a]) {
+                throw error.apply("axes " + Arrays.toString(axes) + ": axis " + axes[k] + (a < 0 ? " is out of range "
+                        + "for rank " + rank : " is repeated") + "; expected unique axes in [" + -rank + ", "
+                        + (rank - 1) + "]");
+            }
+            seen[a] = true;
+            if (steps[k] == 0) {
+                throw error.apply("steps " + Arrays.toString(steps) + " has a 0; expected non-zero steps");
+            }
+            out[a] = SliceAxis.of(src[a], starts[k], ends[k], steps[k]);
+        }
+        return out;
+    }
+
+    private static void inferSlice(ShapeContext ctx) {
+        long[] src = ctx.dims(0);
+        if (src == null) {
+            return;
+        }
+        long n = length1d(ctx, 1, "starts");
+        String[] names = {"ends", "axes", "steps"};
+        for (int i = 2; i <= 4; i++) {
+            long m = length1d(ctx, i, names[i - 2]);
+            if (n >= 0 && m >= 0 && m != n) {
+                throw ctx.error("input " + names[i - 2] + " has " + m + " values and starts " + n
+                        + "; expected as many");
+            }
+        }
+        long[] st = ctx.values(1);
+        long[] en = ctx.values(2);
+        long[] ax = ctx.values(3);
+        long[] sp = ctx.values(4);
+        boolean known = st != null && en != null && ax != null && sp != null;
+        for (long d : src) {
+            known &= d >= 0;
+        }
+        if (!known) {
+            ctx.setOutput(0, dynamic(src.length));
+            return;
+        }
+        SliceAxis[] s = sliceAxes(src, st, en, ax, sp, ctx::error);
+        long[] out = new long[src.length];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = s[i].count();
+        }
+        ctx.setOutput(0, out);
+    }
+
+    /** The sizes of the parts of a dim: from split values, or num_outputs parts of ceil(dim / n), the last smaller. */
+    public static long[] splitSizes(long dim, long[] split, long numOutputs,
+            java.util.function.Function<String, RuntimeException> error) {
+        if (split != null) {
+            long sum = 0;
+            for (long v : split) {
+                if (v < 0) {
+                    throw error.apply("split " + Arrays.toString(split) + " has a negative size");
+                }
+                sum += v;
+            }
+            if (sum != dim) {
+                throw error.apply("split " + Arrays.toString(split) + " sums to " + sum + "; expected the dim " + dim);
+            }
+            return split;
+        }
+        if (numOutputs <= 0) {
+            throw error.apply("num_outputs " + numOutputs + " without a split input; expected at least 1");
+        }
+        long chunk = -Math.floorDiv(-dim, numOutputs);
+        long[] out = new long[(int) numOutputs];
+        long left = dim;
+        for (int i = 0; i < out.length; i++) {
+            out[i] = Math.min(chunk, Math.max(left, 0));
+            left -= out[i];
+        }
+        return out;
+    }
+
+    private static void inferSplit(ShapeContext ctx) {
+        long[] src = ctx.dims(0);
+        if (src == null) {
+            return;
+        }
+        int a = axis(ctx, src, "src");
+        long index = ctx.op().longAttr("index");
+        long[] split = ctx.hasInput(1) ? ctx.values(1) : null;
+        if (ctx.hasInput(1)) {
+            length1d(ctx, 1, "split");
+        }
+        long[] out = src.clone();
+        if ((ctx.hasInput(1) && split == null) || src[a] < 0) {
+            out[a] = LogicalTensor.DYNAMIC_DIM;
+            ctx.setOutput(0, out);
+            return;
+        }
+        long[] sizes = splitSizes(src[a], split, ctx.op().longAttr("num_outputs"), ctx::error);
+        if (index < 0 || index >= sizes.length) {
+            throw ctx.error("index " + index + " for " + sizes.length + " parts; expected an index in [0, "
+                    + (sizes.length - 1) + "]");
+        }
+        out[a] = sizes[(int) index];
+        ctx.setOutput(0, out);
+    }
+
+    /** Per src axis, the begin and end pads, from pads values over the axes (all when empty). */
+    public static long[][] padsPerAxis(int rank, long[] pads, long[] axes,
+            java.util.function.Function<String, RuntimeException> error) {
+        long[] ax = axes;
+        if (ax.length == 0) {
+            ax = new long[rank];
+            for (int i = 0; i < rank; i++) {
+                ax[i] = i;
+            }
+        }
+        if (pads.length != 2L * ax.length) {
+            throw error.apply("pads " + Arrays.toString(pads) + " has " + pads.length + " values; expected "
+                    + 2 * ax.length + " (begin and end for each of " + ax.length + " axes)");
+        }
+        long[][] out = new long[rank][2];
+        boolean[] seen = new boolean[rank];
+        for (int k = 0; k < ax.length; k++) {
+            int a = Dims.normalizeAxis(ax[k], rank);
+            if (a < 0 || seen[a]) {
+                throw error.apply("axes " + Arrays.toString(ax) + ": axis " + ax[k] + " is out of range or repeated "
+                        + "for rank " + rank);
+            }
+            seen[a] = true;
+            out[a][0] = pads[k];
+            out[a][1] = pads[k + ax.length];
+        }
+        return out;
+    }
+
+    private static void inferPad(ShapeContext ctx) {
+        long[] src = ctx.dims(0);
+        if (src == null) {
+            return;
+        }
+        long[] v = ctx.dims(2);
+        if (v != null) {
+            long n = 1;
+            for (long d : v) {
+                n *= d;
+            }
+            if (n != 1) {
+                throw ctx.error("value has dims " + dimsToString(v) + "; expected a scalar");
+            }
+        }
+        long np = length1d(ctx, 1, "pads");
+        if (ctx.hasInput(3)) {
+            long na = length1d(ctx, 3, "axes");
+            if (np >= 0 && na >= 0 && np != 2 * na) {
+                throw ctx.error("pads has " + np + " values for " + na + " axes; expected " + 2 * na);
+            }
+        }
+        long[] pads = ctx.values(1);
+        long[] axes = ctx.hasInput(3) ? ctx.values(3) : new long[0];
+        if (pads == null || axes == null) {
+            ctx.setOutput(0, dynamic(src.length));
+            return;
+        }
+        long[][] p = padsPerAxis(src.length, pads, axes, ctx::error);
+        long[] out = new long[src.length];
+        String mode = ctx.op().stringAttr("mode");
+        for (int i = 0; i < out.length; i++) {
+            if (src[i] < 0) {
+                out[i] = src[i];
+                continue;
+            }
+            out[i] = src[i] + p[i][0] + p[i][1];
+            if (out[i] < 0) {
+                throw ctx.error("pads " + Arrays.toString(pads) + " crop axis " + i + " of src " + dimsToString(src)
+                        + " below 0 elements");
+            }
+            if (!mode.equals("constant") && src[i] == 0 && out[i] > 0) {
+                throw ctx.error("mode " + mode + " pads axis " + i + " of src " + dimsToString(src)
+                        + ", which has no elements to repeat");
+            }
+        }
+        ctx.setOutput(0, out);
+    }
+
+    private static void inferTile(ShapeContext ctx) {
+        long[] src = ctx.dims(0);
+        if (src == null) {
+            return;
+        }
+        long n = length1d(ctx, 1, "repeats");
+        if (n >= 0 && n != src.length) {
+            throw ctx.error("repeats has " + n + " values for src " + dimsToString(src) + "; expected " + src.length);
+        }
+        long[] reps = ctx.values(1);
+        if (reps == null) {
+            ctx.setOutput(0, dynamic(src.length));
+            return;
+        }
+        long[] out = new long[src.length];
+        for (int i = 0; i < out.length; i++) {
+            if (reps[i] < 0) {
+                throw ctx.error("repeats " + Arrays.toString(reps) + " has a negative value; expected >= 0");
+            }
+            out[i] = src[i] < 0 ? src[i] : Math.multiplyExact(src[i], reps[i]);
+        }
+        ctx.setOutput(0, out);
+    }
+
+    private static void inferExpand(ShapeContext ctx) {
+        long[] src = ctx.dims(0);
+        if (src == null) {
+            return;
+        }
+        long n = length1d(ctx, 1, "shape");
+        long[] shape = ctx.values(1);
+        if (shape == null) {
+            if (n >= 0) {
+                ctx.setOutput(0, dynamic((int) Math.max(n, src.length)));
+            }
+            return;
+        }
+        int rank = Math.max(shape.length, src.length);
+        long[] out = new long[rank];
+        for (int i = 0; i < rank; i++) {
+            int si = i - (rank - src.length);
+            int hi = i - (rank - shape.length);
+            long a = si < 0 ? 1 : src[si];
+            long b = hi < 0 ? 1 : shape[hi];
+            if (b < 0) {
+                throw ctx.error("shape " + Arrays.toString(shape) + " has a negative dim");
+            }
+            if (a < 0) {
+                out[i] = b == 1 ? a : b;
+            } else if (a == b || b == 1) {
+                out[i] = a;
+            } else if (a == 1) {
+                out[i] = b;
+            } else {
+                throw ctx.error("src " + dimsToString(src) + " does not broadcast with shape " + Arrays.toString(shape)
+                        + " (numpy rules)");
+            }
+        }
+        ctx.setOutput(0, out);
     }
 
     /** The axis attribute normalized against {@code rank}; an error naming the op when out of range. */

@@ -267,10 +267,126 @@ class ExtensionKernelsTest {
         assertTrue(e.getMessage().contains("PartitaCompare"), e.getMessage());
     }
 
+    // ---------------------------------------------------------------- Slice / Split / Pad / Tile / Expand
+
+    private static double[] d(long... v) {
+        double[] r = new double[v.length];
+        for (int i = 0; i < v.length; i++) {
+            r[i] = v[i];
+        }
+        return r;
+    }
+
+    private static double[] slice(long[] src, double[] x, long[] starts, long[] ends, long[] axes, long[] steps,
+            long[] out) {
+        int n = starts.length;
+        Op op = Op.builder(0, OpKind.PartitaSlice).inputs(f32(0, src), s64(1, n), s64(2, n), s64(3, n), s64(4, n))
+                .output(f32(5, out)).build();
+        return runDynamic(op, out, x, d(starts), d(ends), d(axes), d(steps));
+    }
+
+    @Test
+    void sliceWithNegativeIndicesStepsAndClamping() {
+        // [2, 3]: row 1, columns 2 down to 0 by -1
+        near(new double[] {-6, 5, -4}, slice(new long[] {2, 3}, R23, new long[] {1, -1}, new long[] {2, -10},
+                new long[] {0, 1}, new long[] {1, -1}, new long[] {1, 3}));
+        // negative axis, step 2, end beyond the dim
+        near(new double[] {1, 3, -4, -6}, slice(new long[] {2, 3}, R23, new long[] {0}, new long[] {100},
+                new long[] {-1}, new long[] {2}, new long[] {2, 2}));
+        // start beyond the end: empty
+        near(new double[0], slice(new long[] {2, 3}, R23, new long[] {5}, new long[] {1}, new long[] {1},
+                new long[] {1}, new long[] {2, 0}));
+        // negative step from a start beyond the dim clamps to the last element
+        near(new double[] {3, -2, 1}, slice(new long[] {3}, new double[] {1, -2, 3}, new long[] {100},
+                new long[] {-100}, new long[] {0}, new long[] {-1}, new long[] {3}));
+    }
+
+    @Test
+    void sliceRefusesStepZeroAndRepeatedAxes() {
+        PartitaException e = assertThrows(PartitaException.class, () -> slice(new long[] {2, 3}, R23,
+                new long[] {0}, new long[] {1}, new long[] {0}, new long[] {0}, new long[] {1, 3}));
+        assertTrue(e.getMessage().contains("PartitaSlice") && e.getMessage().contains("non-zero"), e.getMessage());
+        e = assertThrows(PartitaException.class, () -> slice(new long[] {2, 3}, R23, new long[] {0, 0},
+                new long[] {1, 1}, new long[] {1, -1}, new long[] {1, 1}, new long[] {2, 1}));
+        assertTrue(e.getMessage().contains("repeated"), e.getMessage());
+    }
+
+    @Test
+    void splitBySizesAndIntoNumOutputsPartsTheLastSmaller() {
+        double[] x = {1, 2, 3, 4, 5, 6, 7};
+        Op p1 = Op.builder(0, OpKind.PartitaSplit).inputs(f32(0, 7), s64(1, 2)).output(f32(2, 4))
+                .attr("index", 1L).build();
+        near(new double[] {4, 5, 6, 7}, runDynamic(p1, new long[] {4}, x, d(3, 4)));
+        Op last = Op.builder(0, OpKind.PartitaSplit).input(f32(0, 7)).output(f32(1, 1)).attr("index", 2L)
+                .attr("num_outputs", 3L).build();
+        near(new double[] {7}, OpRunner.run(last, x).get(0));
+        // axis -1 of [2, 3]: the middle column
+        Op mid = Op.builder(0, OpKind.PartitaSplit).input(f32(0, 2, 3)).output(f32(1, 2, 1)).attr("axis", -1L)
+                .attr("index", 1L).attr("num_outputs", 3L).build();
+        near(new double[] {-2, 5}, OpRunner.run(mid, R23).get(0));
+        PartitaException e = assertThrows(PartitaException.class, () -> runDynamic(p1, new long[] {4}, x, d(3, 3)));
+        assertTrue(e.getMessage().contains("sums to 6"), e.getMessage());
+    }
+
+    private static double[] pad(String mode, long[] src, double[] x, long[] pads, double value, long[] out) {
+        Op op = Op.builder(0, OpKind.PartitaPad).inputs(f32(0, src), s64(1, pads.length), f32(2))
+                .output(f32(3, out)).attr("mode", mode).build();
+        return runDynamic(op, out, x, d(pads), new double[] {value});
+    }
+
+    @Test
+    void padInEveryModeWithCropping() {
+        double[] x = {1, 2, 3};
+        near(new double[] {9, 9, 1, 2, 3, 9}, pad("constant", new long[] {3}, x, new long[] {2, 1}, 9, new long[] {6}));
+        near(new double[] {3, 2, 1, 2, 3, 2, 1}, pad("reflect", new long[] {3}, x, new long[] {2, 2}, 0,
+                new long[] {7}));
+        near(new double[] {1, 1, 1, 2, 3, 3}, pad("edge", new long[] {3}, x, new long[] {2, 1}, 0, new long[] {6}));
+        near(new double[] {2, 3, 1, 2, 3, 1, 2, 3, 1}, pad("wrap", new long[] {3}, x, new long[] {2, 4}, 0,
+                new long[] {9}));
+        // [2, 3]: crop one column on the left, one zero row below
+        near(new double[] {-2, 3, 5, -6, 0, 0}, pad("constant", new long[] {2, 3}, R23, new long[] {0, -1, 1, 0}, 0,
+                new long[] {3, 2}));
+        // axes input: pad only axis -1
+        Op op = Op.builder(0, OpKind.PartitaPad).inputs(f32(0, 2, 3), s64(1, 2), f32(2), s64(3, 1))
+                .output(f32(4, 2, 4)).attr("mode", "edge").build();
+        near(new double[] {1, -2, 3, 3, -4, 5, -6, -6}, runDynamic(op, new long[] {2, 4}, R23, d(0, 1),
+                new double[] {0}, d(-1)));
+    }
+
+    @Test
+    void padRefusesTheWrongPadCountAndCroppingBelowZero() {
+        PartitaException e = assertThrows(PartitaException.class, () -> pad("constant", new long[] {3},
+                new double[] {1, 2, 3}, new long[] {1, 1, 1, 1}, 0, new long[] {5}));
+        assertTrue(e.getMessage().contains("PartitaPad") && e.getMessage().contains("expected 2"), e.getMessage());
+        e = assertThrows(PartitaException.class, () -> pad("constant", new long[] {3}, new double[] {1, 2, 3},
+                new long[] {-2, -2}, 0, new long[] {0}));
+        assertTrue(e.getMessage().contains("below 0"), e.getMessage());
+    }
+
+    @Test
+    void tileAndExpand() {
+        Op tile = Op.builder(0, OpKind.PartitaTile).inputs(f32(0, 2, 3), s64(1, 2)).output(f32(2, 4, 3)).build();
+        near(new double[] {1, -2, 3, -4, 5, -6, 1, -2, 3, -4, 5, -6}, runDynamic(tile, new long[] {4, 3}, R23, d(2, 1)));
+        Op tile0 = Op.builder(0, OpKind.PartitaTile).inputs(f32(0, 3), s64(1, 1)).output(f32(2, 0)).build();
+        near(new double[0], runDynamic(tile0, new long[] {0}, new double[] {1, 2, 3}, d(0)));
+        // [3, 1] expanded to [2, 3, 2]
+        Op ex = Op.builder(0, OpKind.PartitaExpand).inputs(f32(0, 3, 1), s64(1, 3)).output(f32(2, 2, 3, 2)).build();
+        near(new double[] {1, 1, 2, 2, 3, 3, 1, 1, 2, 2, 3, 3}, runDynamic(ex, new long[] {2, 3, 2},
+                new double[] {1, 2, 3}, d(2, 1, 2)));
+        // a shape of 1s keeps the larger src dims
+        Op keep = Op.builder(0, OpKind.PartitaExpand).inputs(f32(0, 2, 3), s64(1, 1)).output(f32(2, 2, 3)).build();
+        near(R23, runDynamic(keep, new long[] {2, 3}, R23, d(1)));
+        PartitaException e = assertThrows(PartitaException.class,
+                () -> runDynamic(keep, new long[] {2, 3}, R23, d(2)));
+        assertTrue(e.getMessage().contains("PartitaExpand") && e.getMessage().contains("does not broadcast"),
+                e.getMessage());
+    }
+
     @Test
     void everyExtensionKindHasASchemaAKernelAndIsMarkedAsExtension() {
         for (OpKind k : new OpKind[] {OpKind.PartitaArgMax, OpKind.PartitaArgMin, OpKind.PartitaReduce,
-            OpKind.PartitaGather, OpKind.PartitaGatherElements, OpKind.PartitaCompare}) {
+            OpKind.PartitaGather, OpKind.PartitaGatherElements, OpKind.PartitaCompare, OpKind.PartitaSlice,
+            OpKind.PartitaSplit, OpKind.PartitaPad, OpKind.PartitaTile, OpKind.PartitaExpand}) {
             assertNotNull(OpSchemas.find(k), "schema of " + k);
             assertNotNull(RefOps.find(k), "kernel of " + k);
             assertTrue(k.isPartitaExtension(), k.name());
