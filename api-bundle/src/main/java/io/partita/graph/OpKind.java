@@ -91,7 +91,21 @@ public enum OpKind {
     /** Partita extension: ONNX's {@code Tile}, the s64 input {@code repeats} per axis. */
     PartitaTile,
     /** Partita extension: ONNX's {@code Expand}, src broadcast with the s64 input {@code shape} (numpy rules). */
-    PartitaExpand;
+    PartitaExpand,
+    /**
+     * Partita extension (not in oneDNN's op set): ONNX's {@code Resize} (11-19): nearest (four
+     * rounding modes), linear and cubic interpolation, with antialias, exclude_outside, every
+     * coordinate transformation mode and keep_aspect_ratio_policy; the output size from the
+     * attribute {@code scales} or the s32/s64 input {@code sizes} (known only at execution too); the
+     * optional f32 input {@code roi} for tf_crop_and_resize.
+     */
+    PartitaResize,
+    /**
+     * Partita extension (not in oneDNN's op set): a copy of src, of any data type (oneDNN's
+     * {@code Reorder} takes floating-point types only). Used for ONNX graph outputs that are
+     * integer or boolean constants or graph inputs.
+     */
+    PartitaCopy;
 
     private static final Map<String, OpKind> BY_SPELLING = new HashMap<>();
 

@@ -303,4 +303,74 @@ class OnnxIndexAndReduceImportTest {
                 list(valueInfo("x", FLOAT, 2, 3)), list(valueInfo("y", FLOAT, 4, 3))));
         assertTrue(e.getMessage().contains("Tile") && e.getMessage().contains("repeats"), e.getMessage());
     }
+
+    @Test
+    void resizeIsInterpolateWhereExactAndPartitaResizeOtherwise() {
+        OnnxModel lin = read(13, list(node("Resize", List.of("x", "", "s"), List.of("y"),
+                stringAttr("mode", "linear"))), list(floatTensor("s", new long[] {4}, 1, 1, 2, 2)),
+                list(valueInfo("x", FLOAT, 1, 2, 3, 4)), list(valueInfo("y", FLOAT, 1, 2, 6, 8)));
+        Op op = lin.graph().ops().get(0);
+        assertEquals(OpKind.Interpolate, op.kind());
+        assertEquals("bilinear", op.stringAttr("mode"));
+        assertArrayEquals(new long[] {6, 8}, op.longsAttr("sizes"));
+        // 0.6 * 5 is not exactly 3 in float: ONNX's coordinates use 0.6, Interpolate would use 3 / 5
+        OnnxModel inexact = read(13, list(node("Resize", List.of("x", "", "s"), List.of("y"),
+                stringAttr("mode", "linear"))), list(floatTensor("s", new long[] {4}, 1, 1, 0.6f, 1)),
+                list(valueInfo("x", FLOAT, 1, 1, 5, 4)), list(valueInfo("y", FLOAT, 1, 1, 3, 4)));
+        Op r = inexact.graph().ops().get(0);
+        assertEquals(OpKind.PartitaResize, r.kind());
+        assertArrayEquals(new long[] {1, 1, 3, 4}, r.output(0).dims());
+        OnnxModel nearest = read(19, list(node("Resize", List.of("x", "", "", "z"), List.of("y"),
+                intsAttr("axes", -1))), list(), list(valueInfo("x", FLOAT, 2, 3), valueInfo("z", INT64, 1)),
+                list(valueInfo("y", FLOAT, 2, 7)));
+        Op n = nearest.graph().ops().get(0);
+        assertEquals(OpKind.PartitaResize, n.kind());
+        assertArrayEquals(new long[] {1}, n.longsAttr("axes"));
+        assertEquals(LogicalTensor.DYNAMIC_DIM, n.output(0).dims()[1]);
+    }
+
+    @Test
+    void resizeRefusesRunTimeScalesAndAttributesOfLaterVersions() {
+        UnsupportedOnnxException u = assertThrows(UnsupportedOnnxException.class, () -> read(13,
+                list(node("Resize", List.of("x", "", "s"), List.of("y"))), list(),
+                list(valueInfo("x", FLOAT, 1, 1, 2, 2), valueInfo("s", FLOAT, 4)), list(valueInfo("y", FLOAT, 1, 1, 4, 4))));
+        assertTrue(u.getMessage().contains("Resize") && u.getMessage().contains("scales known only at execution"),
+                u.getMessage());
+        OnnxImportException e = assertThrows(OnnxImportException.class, () -> read(13,
+                list(node("Resize", List.of("x", "", "s"), List.of("y"), intAttr("antialias", 1),
+                        stringAttr("mode", "linear"))), list(floatTensor("s", new long[] {2}, 2, 2)),
+                list(valueInfo("x", FLOAT, 2, 2)), list(valueInfo("y", FLOAT, 4, 4))));
+        assertTrue(e.getMessage().contains("antialias exists from Resize 18"), e.getMessage());
+        e = assertThrows(OnnxImportException.class, () -> read(18,
+                list(node("Resize", List.of("x", "", "s"), List.of("y"),
+                        stringAttr("coordinate_transformation_mode", "half_pixel_symmetric"))),
+                list(floatTensor("s", new long[] {2}, 2, 2)),
+                list(valueInfo("x", FLOAT, 2, 2)), list(valueInfo("y", FLOAT, 4, 4))));
+        assertTrue(e.getMessage().contains("half_pixel_symmetric"), e.getMessage());
+    }
+
+    @Test
+    void upsampleNearestWithIntegerScalesOnly() {
+        OnnxModel m = read(9, list(node("Upsample", List.of("x", "s"), List.of("y"))),
+                list(floatTensor("s", new long[] {4}, 1, 1, 2, 3)), list(valueInfo("x", FLOAT, 1, 1, 2, 2)),
+                list(valueInfo("y", FLOAT, 1, 1, 4, 6)));
+        Op op = m.graph().ops().get(0);
+        assertEquals(OpKind.PartitaResize, op.kind());
+        assertEquals("asymmetric", op.stringAttr("coordinate_transformation_mode"));
+        assertEquals("floor", op.stringAttr("nearest_mode"));
+        assertArrayEquals(new long[] {1, 1, 4, 6}, op.output(0).dims());
+        UnsupportedOnnxException e = assertThrows(UnsupportedOnnxException.class, () -> read(7,
+                list(node("Upsample", List.of("x"), List.of("y"), OnnxBytes.message().string(1, "scales")
+                        .int64(20, 6).float32(7, 1).float32(7, 1.5f)
+                        )), list(), list(valueInfo("x", FLOAT, 2, 2)), list(valueInfo("y", FLOAT, 2, 3))));
+        assertTrue(e.getMessage().contains("integer scales"), e.getMessage());
+    }
+
+    @Test
+    void anIntegerConstantGraphOutputIsAPartitaCopy() {
+        OnnxModel m = read(13, list(node("Shape", List.of("x"), List.of("y"))), list(),
+                list(valueInfo("x", FLOAT, 2, 3)), list(valueInfo("y", INT64, 2)));
+        assertEquals(List.of(OpKind.PartitaCopy), kinds(m));
+        assertEquals(List.of(OpKind.PartitaCopy), m.extensionOps());
+    }
 }

@@ -100,12 +100,16 @@ public final class GraphImporter {
                 ctx.begin(new NodeProto("graph output '" + out.name() + "'", "Identity", "", List.of(out.name()),
                         List.of(out.name()), List.of()));
                 LogicalTensor src = ctx.input(0);
+                // oneDNN's Reorder for floating-point types; the PartitaCopy extension op for the others.
+                DataType st = src.dataType();
+                OpKind copy = st == DataType.F32 || st == DataType.BF16 || st == DataType.F16 ? OpKind.Reorder
+                        : OpKind.PartitaCopy;
                 try {
-                    t = ctx.emit1(OpKind.Reorder, List.of(src), src.dataType(), b -> { });
+                    t = ctx.emit1(copy, List.of(src), src.dataType(), b -> { });
                 } catch (UnsupportedOnnxException e) {
                     throw UnsupportedOnnxException.ofItem("graph output '" + out.name() + "'", opset, "the output is "
                             + (inputIds.contains(src.id()) ? "a graph input" : "a constant") + " of data type "
-                            + src.dataType() + ", copied by a Reorder, which takes f32, bf16 and f16 only");
+                            + src.dataType() + ", which no copy op takes");
                 }
                 ctx.setOutput(0, t);
             }

@@ -31,6 +31,11 @@ public final class ExtensionKernels {
         r.accept(OpKind.PartitaPad, ExtensionKernels::pad);
         r.accept(OpKind.PartitaTile, ExtensionKernels::tile);
         r.accept(OpKind.PartitaExpand, ExtensionKernels::expand);
+        r.accept(OpKind.PartitaResize, ExtensionKernels::resize);
+        r.accept(OpKind.PartitaCopy, ctx -> {
+            double[] x = ctx.in(0).data();
+            System.arraycopy(x, 0, ctx.out(0).data(), 0, x.length);
+        });
         r.accept(OpKind.PartitaCompare, ctx -> compare(ctx.op().stringAttr("mode")).compute(ctx));
     }
 
@@ -338,5 +343,184 @@ public final class ExtensionKernels {
         System.arraycopy(src.dims(), 0, dims, rank - src.rank(), src.rank());
         RefTensor view = new RefTensor(src.type(), dims, src.data());
         gatherBy(ctx, view, (d, o) -> dims[d] == 1 ? 0 : o, 0);
+    }
+
+    // ---------------------------------------------------------------- Resize
+
+    /**
+     * ONNX's Resize, one axis at a time from the last resized axis to the first (so an extrapolated
+     * inner position feeds the outer interpolation as ONNX's recursive definition does); every output
+     * position of an axis maps to a source coordinate and a set of taps with weights.
+     */
+    private static void resize(RefContext ctx) {
+        RefTensor src = ctx.in(0);
+        long[] dims = src.dims();
+        int rank = dims.length;
+        ExtensionSchemas.ResizePlan plan = ExtensionSchemas.resizePlan(dims, ctx.op().longsAttr("axes"),
+                ctx.op().floatsAttr("scales"), ctx.hasInput(1) ? ctx.in(1).toLongs() : new long[0],
+                ctx.op().stringAttr("keep_aspect_ratio_policy"), w -> error(ctx, w));
+        long[] axes = ctx.op().longsAttr("axes");
+        double[] roi = ctx.hasInput(2) ? ctx.in(2).data() : null;
+        if (roi != null && roi.length != 2L * (axes.length == 0 ? rank : axes.length)) {
+            throw error(ctx, "roi has " + roi.length + " values; expected " + 2 * (axes.length == 0 ? rank
+                    : axes.length) + " (starts then ends per axis)");
+        }
+        double[] cur = src.data();
+        long[] curDims = dims.clone();
+        for (int a = rank - 1; a >= 0; a--) {
+            int k = axisPosition(axes, a, rank);
+            if (k < 0) {
+                continue;
+            }
+            double start = roi == null ? 0 : roi[k];
+            double end = roi == null ? 1 : roi[k + roi.length / 2];
+            Taps taps = taps(ctx, (int) dims[a], (int) plan.out()[a], plan.scale()[a], start, end);
+            long outer = 1;
+            for (int i = 0; i < a; i++) {
+                outer *= curDims[i];
+            }
+            long inner = 1;
+            for (int i = a + 1; i < rank; i++) {
+                inner *= curDims[i];
+            }
+            int in = (int) curDims[a];
+            int out = (int) plan.out()[a];
+            double[] next = new double[Math.toIntExact(outer * out * inner)];
+            double extrapolation = ctx.op().floatAttr("extrapolation_value");
+            for (long o = 0; o < outer; o++) {
+                for (int j = 0; j < out; j++) {
+                    for (long i = 0; i < inner; i++) {
+                        double v;
+                        if (taps.outside[j]) {
+                            v = extrapolation;
+                        } else {
+                            v = 0;
+                            for (int t = 0; t < taps.index[j].length; t++) {
+                                v += taps.weight[j][t] * cur[(int) ((o * in + taps.index[j][t]) * inner + i)];
+                            }
+                        }
+                        next[(int) ((o * out + j) * inner + i)] = v;
+                    }
+                }
+            }
+            cur = next;
+            curDims[a] = out;
+        }
+        double[] y = ctx.out(0).data();
+        System.arraycopy(cur, 0, y, 0, y.length);
+    }
+
+    /** The position of src axis a in the axes attribute (all axes when empty), or -1. */
+    private static int axisPosition(long[] axes, int a, int rank) {
+        if (axes.length == 0) {
+            return a;
+        }
+        for (int k = 0; k < axes.length; k++) {
+            if (Math.floorMod(axes[k], rank) == a) {
+                return k;
+            }
+        }
+        return -1;
+    }
+
+    /** Per output position of one axis: source indices (clamped), their weights, or "outside" (extrapolate). */
+    private record Taps(int[][] index, double[][] weight, boolean[] outside) {
+    }
+
+    private static Taps taps(RefContext ctx, int in, int out, double scale, double roiStart, double roiEnd) {
+        String mode = ctx.op().stringAttr("mode");
+        String coord = ctx.op().stringAttr("coordinate_transformation_mode");
+        boolean antialias = ctx.op().boolAttr("antialias");
+        boolean exclude = ctx.op().boolAttr("exclude_outside");
+        double a = ctx.op().floatAttr("cubic_coeff_a");
+        int[][] index = new int[out][];
+        double[][] weight = new double[out][];
+        boolean[] outside = new boolean[out];
+        for (int j = 0; j < out; j++) {
+            double x = switch (coord) {
+                case "half_pixel" -> (j + 0.5) / scale - 0.5;
+                case "half_pixel_symmetric" -> {
+                    double adjustment = out / (scale * in);
+                    double center = in / 2.0;
+                    yield center * (1 - adjustment) + (j + 0.5) / scale - 0.5;
+                }
+                case "pytorch_half_pixel" -> out > 1 ? (j + 0.5) / scale - 0.5 : 0;
+                case "align_corners" -> out == 1 ? 0 : (double) j * (in - 1) / (out - 1);
+                case "asymmetric" -> j / scale;
+                default -> out > 1 ? roiStart * (in - 1) + j * (roiEnd - roiStart) * (in - 1) / (out - 1)
+                        : 0.5 * (roiStart + roiEnd) * (in - 1);
+            };
+            if (coord.equals("tf_crop_and_resize") && (x < 0 || x > in - 1)) {
+                outside[j] = true;
+                index[j] = new int[0];
+                weight[j] = new double[0];
+                continue;
+            }
+            if (mode.equals("nearest")) {
+                double f = Math.floor(x);
+                double frac = x - f;
+                double r = switch (ctx.op().stringAttr("nearest_mode")) {
+                    case "round_prefer_ceil" -> frac >= 0.5 ? f + 1 : f;
+                    case "floor" -> f;
+                    case "ceil" -> Math.ceil(x);
+                    default -> frac > 0.5 ? f + 1 : f; // round_prefer_floor
+                };
+                index[j] = new int[] {(int) Math.clamp((long) r, 0, in - 1)};
+                weight[j] = new double[] {1};
+                continue;
+            }
+            // Taps base + i, i in [start, 2 - start), with ratio in (0, 1]: an integer x counts as the
+            // right end of the interval before it.
+            double fl = Math.floor(x);
+            boolean integer = fl == x;
+            long base = integer ? (long) x - 1 : (long) fl;
+            double ratio = integer ? 1 : x - fl;
+            double s = antialias ? Math.min(scale, 1) : 1;
+            boolean linear = mode.equals("linear");
+            int start = (int) Math.floor((linear ? -1 : -2) / s) + 1;
+            int n = 2 - 2 * start;
+            int[] idx = new int[n];
+            double[] w = new double[n];
+            double sum = 0;
+            for (int t = 0; t < n; t++) {
+                int i = start + t;
+                double d = Math.abs((i - ratio) * s);
+                w[t] = linear ? Math.max(0, 1 - d) : cubic(d, a);
+                sum += w[t];
+                long src = base + i;
+                idx[t] = (int) Math.clamp(src, 0, in - 1);
+                if (exclude && (src < 0 || src >= in)) {
+                    w[t] = 0;
+                }
+            }
+            if (antialias) {
+                for (int t = 0; t < n; t++) {
+                    w[t] /= sum;
+                }
+            }
+            if (exclude) {
+                double kept = 0;
+                for (double v : w) {
+                    kept += v;
+                }
+                for (int t = 0; t < n; t++) {
+                    w[t] /= kept;
+                }
+            }
+            index[j] = idx;
+            weight[j] = w;
+        }
+        return new Taps(index, weight, outside);
+    }
+
+    /** Keys' cubic convolution kernel with coefficient a at distance d >= 0. */
+    private static double cubic(double d, double a) {
+        if (d <= 1) {
+            return ((a + 2) * d - (a + 3)) * d * d + 1;
+        }
+        if (d < 2) {
+            return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a;
+        }
+        return 0;
     }
 }

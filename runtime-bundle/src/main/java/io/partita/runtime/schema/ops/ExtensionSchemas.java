@@ -37,6 +37,8 @@ public final class ExtensionSchemas {
     /** The comparisons of PartitaCompare. */
     public static final String[] COMPARE_MODES = {"less", "less_equal", "greater", "greater_equal", "equal"};
 
+    private static final DataType[] VALUE_TYPES_AND_BOOLEAN = {DataType.F32, DataType.BF16, DataType.F16,
+        DataType.S32, DataType.S64, DataType.S8, DataType.U8, DataType.BOOLEAN};
     private static final Set<DataType> INDEX_TYPES = Set.of(DataType.S32, DataType.S64);
 
     public static void register(Consumer<OpSchemaImpl> r) {
@@ -87,6 +89,36 @@ public final class ExtensionSchemas {
                 .attr("axis", 0L)
                 .shape(ExtensionSchemas::inferGatherElements)
                 .build());
+        r.accept(OpSchemaImpl.builder(OpKind.PartitaResize)
+                .typeVar("T", DataType.F32, DataType.BF16, DataType.F16)
+                .input("src", "T")
+                .optionalInput("sizes", INDEX_TYPES, ValueDomain.SHAPE)
+                .optionalInput("roi", Set.of(DataType.F32), ValueDomain.ANY)
+                .output("dst", "T")
+                .attr("axes", new long[0])
+                .attr("scales", new float[0])
+                .attr("mode", "nearest", "nearest", "linear", "cubic")
+                .attr("coordinate_transformation_mode", "half_pixel", RESIZE_COORDINATE_MODES)
+                .attr("nearest_mode", "round_prefer_floor", "round_prefer_floor", "round_prefer_ceil", "floor",
+                        "ceil")
+                .attr("cubic_coeff_a", -0.75f)
+                .attr("exclude_outside", false)
+                .attr("extrapolation_value", 0f)
+                .attr("antialias", false)
+                .attr("keep_aspect_ratio_policy", "stretch", "stretch", "not_larger", "not_smaller")
+                .validator(ExtensionSchemas::checkResize)
+                .shape(ExtensionSchemas::inferResize)
+                .build());
+        r.accept(OpSchemaImpl.builder(OpKind.PartitaCopy)
+                .typeVar("T", VALUE_TYPES_AND_BOOLEAN)
+                .input("src", "T")
+                .output("dst", "T")
+                .shape(ctx -> {
+                    if (ctx.dims(0) != null) {
+                        ctx.sameAsInput(0, 0);
+                    }
+                })
+                .build());
         r.accept(OpSchemaImpl.builder(OpKind.PartitaSlice)
                 .typeVar("T", VALUE_TYPES)
                 .input("src", "T")
@@ -131,6 +163,131 @@ public final class ExtensionSchemas {
                 .output("dst", "T")
                 .shape(ExtensionSchemas::inferExpand)
                 .build());
+    }
+
+    /** The coordinate transformation modes of PartitaResize (ONNX's). */
+    public static final String[] RESIZE_COORDINATE_MODES = {"half_pixel", "half_pixel_symmetric",
+        "pytorch_half_pixel", "align_corners", "asymmetric", "tf_crop_and_resize"};
+
+    private static void checkResize(Op op) {
+        boolean scales = op.floatsAttr("scales").length > 0;
+        boolean sizes = op.inputs().size() > 1;
+        if (scales == sizes) {
+            throw new InvalidGraphException(op.id(), op.describe() + ": has " + (scales ? "both" : "neither")
+                    + " the attribute scales and the input sizes; expected exactly one of them");
+        }
+        for (float f : op.floatsAttr("scales")) {
+            if (!(f > 0) || !Float.isFinite(f)) {
+                throw new InvalidGraphException(op.id(), op.describe() + ": scales "
+                        + Arrays.toString(op.floatsAttr("scales")) + "; expected positive finite scales");
+            }
+        }
+        boolean crop = op.stringAttr("coordinate_transformation_mode").equals("tf_crop_and_resize");
+        if (crop != (op.inputs().size() > 2)) {
+            throw new InvalidGraphException(op.id(), op.describe() + ": the roi input is "
+                    + (crop ? "required by" : "only read by") + " coordinate_transformation_mode tf_crop_and_resize");
+        }
+        if (op.boolAttr("antialias") && op.stringAttr("mode").equals("nearest")) {
+            throw new InvalidGraphException(op.id(), op.describe() + ": antialias applies to linear and cubic "
+                    + "modes only");
+        }
+    }
+
+    /** Output dims and the scale of every src axis (1 where not resized). */
+    public record ResizePlan(long[] out, double[] scale) {
+    }
+
+    /**
+     * The output dims and per-axis scales of a resize (ONNX's rules): from scales, out = floor(in * scale);
+     * from sizes, stretch takes them as given (scale out / in), not_larger / not_smaller take the
+     * smallest / largest ratio over the axes as one scale and out = round(scale * in) (half to even).
+     */
+    public static ResizePlan resizePlan(long[] src, long[] axesAttr, float[] scales, long[] sizes, String policy,
+            java.util.function.Function<String, RuntimeException> error) {
+        int rank = src.length;
+        long[] axes = axesAttr;
+        if (axes.length == 0) {
+            axes = new long[rank];
+            for (int i = 0; i < rank; i++) {
+                axes[i] = i;
+            }
+        }
+        int[] ax = new int[axes.length];
+        boolean[] seen = new boolean[rank];
+        for (int k = 0; k < axes.length; k++) {
+            int a = Dims.normalizeAxis(axes[k], rank);
+            if (a < 0 || seen[a]) {
+                throw error.apply("axes " + Arrays.toString(axes) + ": axis " + axes[k] + " is out of range or "
+                        + "repeated for rank " + rank);
+            }
+            seen[a] = true;
+            ax[k] = a;
+        }
+        int n = scales.length > 0 ? scales.length : sizes.length;
+        if (n != ax.length) {
+            throw error.apply((scales.length > 0 ? "scales " + Arrays.toString(scales) : "sizes "
+                    + Arrays.toString(sizes)) + " has " + n + " values; expected " + ax.length + " (one per axis)");
+        }
+        long[] out = src.clone();
+        double[] scale = new double[rank];
+        Arrays.fill(scale, 1);
+        if (scales.length > 0) {
+            for (int k = 0; k < ax.length; k++) {
+                scale[ax[k]] = scales[k];
+                out[ax[k]] = (long) Math.floor(src[ax[k]] * (double) scales[k]);
+            }
+            return new ResizePlan(out, scale);
+        }
+        for (long v : sizes) {
+            if (v < 0) {
+                throw error.apply("sizes " + Arrays.toString(sizes) + " has a negative size");
+            }
+        }
+        if (policy.equals("stretch")) {
+            for (int k = 0; k < ax.length; k++) {
+                out[ax[k]] = sizes[k];
+                scale[ax[k]] = (double) sizes[k] / src[ax[k]];
+            }
+            return new ResizePlan(out, scale);
+        }
+        double common = policy.equals("not_larger") ? Double.POSITIVE_INFINITY : 0;
+        for (int k = 0; k < ax.length; k++) {
+            double r = (double) sizes[k] / src[ax[k]];
+            common = policy.equals("not_larger") ? Math.min(common, r) : Math.max(common, r);
+        }
+        for (int k = 0; k < ax.length; k++) {
+            scale[ax[k]] = common;
+            out[ax[k]] = (long) Math.rint(common * src[ax[k]]);
+        }
+        return new ResizePlan(out, scale);
+    }
+
+    private static void inferResize(ShapeContext ctx) {
+        long[] src = ctx.dims(0);
+        if (src == null) {
+            return;
+        }
+        for (long d : src) {
+            if (d == 0) {
+                throw ctx.error("src " + dimsToString(src) + " has no elements; expected a non-empty src");
+            }
+        }
+        float[] scales = ctx.op().floatsAttr("scales");
+        long[] sizes = new long[0];
+        if (ctx.hasInput(1)) {
+            length1d(ctx, 1, "sizes");
+            sizes = ctx.values(1);
+        }
+        boolean known = sizes != null;
+        for (long d : src) {
+            known &= d >= 0;
+        }
+        if (!known) {
+            ctx.setOutput(0, dynamic(src.length));
+            return;
+        }
+        ctx.setOutput(0, resizePlan(src, ctx.op().longsAttr("axes"), scales, sizes,
+                ctx.op().stringAttr("keep_aspect_ratio_policy"), ctx::error).out());
     }
 
     /** The modes of PartitaPad. */

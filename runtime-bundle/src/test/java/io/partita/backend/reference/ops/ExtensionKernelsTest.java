@@ -382,11 +382,112 @@ class ExtensionKernelsTest {
                 e.getMessage());
     }
 
+    // ---------------------------------------------------------------- Resize / Copy
+
+    private static Op.Builder resizeOp(long[] src, long[] out, boolean sizes, String mode, String coord) {
+        Op.Builder b = Op.builder(0, OpKind.PartitaResize).input(f32(0, src));
+        if (sizes) {
+            b.input(s64(1, src.length));
+        }
+        return b.output(f32(5, out)).attr("mode", mode).attr("coordinate_transformation_mode", coord);
+    }
+
+    private static double[] resizeBySizes(Op.Builder b, long[] out, double[] x, long... sizes) {
+        return runDynamic(b.build(), out, x, d(sizes));
+    }
+
+    @Test
+    void resizeLinearHalfPixelAndAlignCornersAndBilinear() {
+        near(new double[] {1, 1.25, 1.75, 2}, resizeBySizes(resizeOp(new long[] {2}, new long[] {4}, true, "linear",
+                "half_pixel"), new long[] {4}, new double[] {1, 2}, 4));
+        near(new double[] {1, 1.5, 2}, resizeBySizes(resizeOp(new long[] {2}, new long[] {3}, true, "linear",
+                "align_corners"), new long[] {3}, new double[] {1, 2}, 3));
+        near(new double[] {1, 1.5, 2, 2, 2.5, 3, 3, 3.5, 4}, resizeBySizes(resizeOp(new long[] {2, 2},
+                new long[] {3, 3}, true, "linear", "align_corners"), new long[] {3, 3}, new double[] {1, 2, 3, 4}, 3,
+                3));
+    }
+
+    @Test
+    void resizeNearestInEveryRoundingMode() {
+        double[] x = {1, 2, 3, 4};
+        String[] modes = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
+        double[][] expected = {{1, 3}, {2, 4}, {1, 3}, {2, 4}};
+        for (int i = 0; i < modes.length; i++) {
+            near(expected[i], resizeBySizes(resizeOp(new long[] {4}, new long[] {2}, true, "nearest", "half_pixel")
+                    .attr("nearest_mode", modes[i]), new long[] {2}, x, 2));
+        }
+        // scales attribute, asymmetric floor: each element repeated (Upsample)
+        Op up = resizeOp(new long[] {2}, new long[] {6}, false, "nearest", "asymmetric").attr("nearest_mode", "floor")
+                .attr("scales", new float[] {3}).build();
+        near(new double[] {1, 1, 1, 2, 2, 2}, OpRunner.run(up, new double[] {1, 2}).get(0));
+    }
+
+    @Test
+    void resizeCubicWithAndWithoutExcludeOutside() {
+        double[] x = {1, 2, 3, 4};
+        Op cubic = resizeOp(new long[] {4}, new long[] {8}, false, "cubic", "asymmetric")
+                .attr("scales", new float[] {2}).build();
+        double[] y = OpRunner.run(cubic, x).get(0);
+        near(new double[] {1, 2, 3, 4}, new double[] {y[0], y[2], y[4], y[6]});
+        assertEquals(1.40625, y[1], 1e-6);
+        Op excl = resizeOp(new long[] {4}, new long[] {8}, false, "cubic", "asymmetric")
+                .attr("scales", new float[] {2}).attr("exclude_outside", true).build();
+        assertEquals(1.5 / 1.09375, OpRunner.run(excl, x).get(0)[1], 1e-6);
+    }
+
+    @Test
+    void resizeLinearAntialiasWidensTheFilterWhenDownsampling() {
+        near(new double[] {1.625, 3.375}, resizeBySizes(resizeOp(new long[] {4}, new long[] {2}, true, "linear",
+                "half_pixel").attr("antialias", true), new long[] {2}, new double[] {1, 2, 3, 4}, 2));
+    }
+
+    @Test
+    void resizeTfCropAndResizeExtrapolatesOutsideTheRoi() {
+        Op op = Op.builder(0, OpKind.PartitaResize).inputs(f32(0, 3), s64(1, 1), f32(2, 2)).output(f32(3, 3))
+                .attr("mode", "linear").attr("coordinate_transformation_mode", "tf_crop_and_resize")
+                .attr("extrapolation_value", 9f).build();
+        near(new double[] {2, 3, 9}, runDynamic(op, new long[] {3}, new double[] {1, 2, 3}, d(3),
+                new double[] {0.5, 1.5}));
+    }
+
+    @Test
+    void resizeKeepAspectRatioPolicies() {
+        double[] x = {1, 2, 3, 4, 5, 6, 7, 8};
+        assertEquals(8, resizeBySizes(resizeOp(new long[] {2, 4}, new long[] {2, 4}, true, "nearest", "asymmetric")
+                .attr("keep_aspect_ratio_policy", "not_larger"), new long[] {2, 4}, x, 4, 4).length);
+        assertEquals(32, resizeBySizes(resizeOp(new long[] {2, 4}, new long[] {4, 8}, true, "nearest", "asymmetric")
+                .attr("keep_aspect_ratio_policy", "not_smaller"), new long[] {4, 8}, x, 4, 4).length);
+    }
+
+    @Test
+    void resizeRefusesBothOrNeitherSizeSourceAndAStrayRoi() {
+        Op both = resizeOp(new long[] {2}, new long[] {4}, true, "linear", "half_pixel")
+                .attr("scales", new float[] {2}).build();
+        PartitaException e = assertThrows(PartitaException.class, () -> runDynamic(both, new long[] {4},
+                new double[] {1, 2}, d(4)));
+        assertTrue(e.getMessage().contains("PartitaResize") && e.getMessage().contains("exactly one"), e.getMessage());
+        Op roi = Op.builder(0, OpKind.PartitaResize).inputs(f32(0, 3), s64(1, 1), f32(2, 2)).output(f32(3, 3))
+                .attr("mode", "linear").build();
+        e = assertThrows(PartitaException.class, () -> runDynamic(roi, new long[] {3}, new double[] {1, 2, 3}, d(3),
+                new double[] {0, 1}));
+        assertTrue(e.getMessage().contains("roi"), e.getMessage());
+        e = assertThrows(PartitaException.class, () -> resizeBySizes(resizeOp(new long[] {2}, new long[] {4}, true,
+                "nearest", "half_pixel").attr("antialias", true), new long[] {4}, new double[] {1, 2}, 4));
+        assertTrue(e.getMessage().contains("antialias"), e.getMessage());
+    }
+
+    @Test
+    void copyKeepsIntegerValuesExactly() {
+        Op op = Op.builder(0, OpKind.PartitaCopy).input(s64(0, 3)).output(s64(1, 3)).build();
+        assertArrayEquals(new double[] {-5, 0, 1L << 40}, OpRunner.run(op, new double[] {-5, 0, 1L << 40}).get(0));
+    }
+
     @Test
     void everyExtensionKindHasASchemaAKernelAndIsMarkedAsExtension() {
         for (OpKind k : new OpKind[] {OpKind.PartitaArgMax, OpKind.PartitaArgMin, OpKind.PartitaReduce,
             OpKind.PartitaGather, OpKind.PartitaGatherElements, OpKind.PartitaCompare, OpKind.PartitaSlice,
-            OpKind.PartitaSplit, OpKind.PartitaPad, OpKind.PartitaTile, OpKind.PartitaExpand}) {
+            OpKind.PartitaSplit, OpKind.PartitaPad, OpKind.PartitaTile, OpKind.PartitaExpand, OpKind.PartitaResize,
+            OpKind.PartitaCopy}) {
             assertNotNull(OpSchemas.find(k), "schema of " + k);
             assertNotNull(RefOps.find(k), "kernel of " + k);
             assertTrue(k.isPartitaExtension(), k.name());
