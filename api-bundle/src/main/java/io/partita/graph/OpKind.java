@@ -105,7 +105,17 @@ public enum OpKind {
      * {@code Reorder} takes floating-point types only). Used for ONNX graph outputs that are
      * integer or boolean constants or graph inputs.
      */
-    PartitaCopy;
+    PartitaCopy,
+    /**
+     * Partita extension (not in oneDNN's op set): the {@code k} largest (or smallest) values along
+     * {@code axis} and their s64 indices, sorted, equal values in index order; {@code k} an s32/s64
+     * input. Added for ONNX's {@code TopK}.
+     */
+    PartitaTopK,
+    /** Partita extension: ONNX's {@code Squeeze} with s32/s64 {@code axes} known only at execution. */
+    PartitaSqueeze,
+    /** Partita extension: ONNX's {@code Unsqueeze} with s32/s64 {@code axes} known only at execution. */
+    PartitaUnsqueeze;
 
     private static final Map<String, OpKind> BY_SPELLING = new HashMap<>();
 

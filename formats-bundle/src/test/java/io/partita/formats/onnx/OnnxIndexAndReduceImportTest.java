@@ -373,4 +373,54 @@ class OnnxIndexAndReduceImportTest {
         assertEquals(List.of(OpKind.PartitaCopy), kinds(m));
         assertEquals(List.of(OpKind.PartitaCopy), m.extensionOps());
     }
+
+    @Test
+    void topKWithAttributeOrInputK() {
+        OnnxModel m = read(11, list(node("TopK", List.of("x", "k"), List.of("v", "i"), intAttr("largest", 0))),
+                list(int64Tensor("k", new long[] {1}, 2)), list(valueInfo("x", FLOAT, 3, 5)),
+                list(valueInfo("v", FLOAT, 3, 2), valueInfo("i", INT64, 3, 2)));
+        Op op = m.graph().ops().get(0);
+        assertEquals(OpKind.PartitaTopK, op.kind());
+        assertEquals(false, op.boolAttr("largest"));
+        assertEquals(1L, op.longAttr("axis"));
+        assertArrayEquals(new long[] {3, 2}, op.output(1).dims());
+        OnnxModel v1 = read(9, list(node("TopK", List.of("x"), List.of("v", "i"), intAttr("k", 3), intAttr("axis", 0))),
+                list(), list(valueInfo("x", FLOAT, 3, 5)),
+                list(valueInfo("v", FLOAT, 3, 5), valueInfo("i", INT64, 3, 5)));
+        assertArrayEquals(new long[] {3, 5}, v1.graph().ops().get(0).output(0).dims());
+        OnnxImportException e = assertThrows(OnnxImportException.class, () -> read(9,
+                list(node("TopK", List.of("x"), List.of("v", "i"))), list(), list(valueInfo("x", FLOAT, 3)),
+                list(valueInfo("v", FLOAT, 1), valueInfo("i", INT64, 1))));
+        assertTrue(e.getMessage().contains("TopK") && e.getMessage().contains("attribute k"), e.getMessage());
+    }
+
+    @Test
+    void squeezeAndUnsqueezeWithRunTimeAxes() {
+        OnnxModel u = read(13, list(node("Unsqueeze", List.of("x", "a"), List.of("y"))), list(),
+                list(valueInfo("x", FLOAT, 3, 4), valueInfo("a", INT64, 2)), list(valueInfo("y", FLOAT, 1, 3, 4, 1)));
+        Op op = u.graph().ops().get(0);
+        assertEquals(OpKind.PartitaUnsqueeze, op.kind());
+        assertEquals(4, op.output(0).dims().length);
+        OnnxModel s2 = read(13, list(node("Squeeze", List.of("x", "a"), List.of("y"))), list(),
+                list(valueInfo("x", FLOAT, 1, 3, 1), valueInfo("a", INT64, 1)), list(valueInfo("y", FLOAT, 3, 1)));
+        assertEquals(OpKind.PartitaSqueeze, s2.graph().ops().get(0).kind());
+        assertEquals(2, s2.graph().ops().get(0).output(0).dims().length);
+        // constant axes stay a StaticReshape
+        OnnxModel c = read(13, list(node("Unsqueeze", List.of("x", "a"), List.of("y"))),
+                list(int64Tensor("a", new long[] {1}, 0)), list(valueInfo("x", FLOAT, 3)), list(valueInfo("y", FLOAT, 1, 3)));
+        assertEquals(List.of(OpKind.StaticReshape), kinds(c));
+    }
+
+    @Test
+    void thresholdedReluAndShrinkAreComparisonsAndSelections() {
+        OnnxModel t = read(10, list(node("ThresholdedRelu", List.of("x"), List.of("y"),
+                OnnxBytes.floatAttr("alpha", 2f))), list(), list(valueInfo("x", FLOAT, 4)), list(valueInfo("y", FLOAT, 4)));
+        assertEquals(List.of(OpKind.PartitaCompare, OpKind.Select), kinds(t));
+        assertEquals("greater", t.graph().ops().get(0).stringAttr("mode"));
+        OnnxModel s = read(9, list(node("Shrink", List.of("x"), List.of("y"), OnnxBytes.floatAttr("lambd", 1.5f),
+                OnnxBytes.floatAttr("bias", 1.5f))), list(), list(valueInfo("x", FLOAT, 5)),
+                list(valueInfo("y", FLOAT, 5)));
+        assertEquals(List.of(OpKind.Add, OpKind.Subtract, OpKind.PartitaCompare, OpKind.Select, OpKind.PartitaCompare,
+                OpKind.Select), kinds(s));
+    }
 }

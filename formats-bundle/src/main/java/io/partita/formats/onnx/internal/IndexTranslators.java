@@ -34,6 +34,11 @@ final class IndexTranslators {
         Translators.add(m, "LessOrEqual", v(12, 16), compare("less_equal"));
         Translators.add(m, "GreaterOrEqual", v(12, 16), compare("greater_equal"));
         Translators.add(m, "Equal", v(7, 11, 13, 19), compare("equal"));
+        // TopK 1: k attribute; 10: k input; 11: largest, sorted, negative axis; 24: more types.
+        Translators.add(m, "TopK", v(1, 10, 11, 24), IndexTranslators::topK);
+        // Piecewise activations as comparisons and selections (exact: the same f32 operations as ONNX's).
+        Translators.add(m, "ThresholdedRelu", v(10, 22), IndexTranslators::thresholdedRelu);
+        Translators.add(m, "Shrink", v(9), IndexTranslators::shrink);
     }
 
     private static NodeTranslator arg(OpKind kind) {
@@ -64,6 +69,67 @@ final class IndexTranslators {
             ctx.setOutput(0, ctx.emit1(OpKind.PartitaCompare, List.of(a, b), DataType.BOOLEAN,
                     op -> op.attr("mode", mode)));
         };
+    }
+
+    private static void topK(ImportContext ctx) {
+        LogicalTensor x = ctx.input(0);
+        long[] xd = ctx.rankedDims(x, "X");
+        if (xd.length == 0) {
+            throw ctx.invalid("X is a scalar; expected rank >= 1");
+        }
+        int axis = ctx.axis(ctx.intAttr("axis", -1), xd.length, "axis");
+        boolean largest = ctx.opVersion() < 11 || ctx.intAttr("largest", 1) != 0;
+        // sorted = 0 lets the order be any: the sorted order is one of them.
+        ctx.ignoreAttr("sorted");
+        LogicalTensor k;
+        if (ctx.opVersion() < 10) {
+            if (!ctx.hasAttr("k")) {
+                throw ctx.invalid("attribute k is required");
+            }
+            long kv = ctx.intAttr("k", 0);
+            k = ctx.constantTensor(io.partita.formats.onnx.OnnxTensor.ofLongs("k", new long[] {1}, new long[] {kv}));
+        } else {
+            k = ctx.input(1);
+            long[] kd = k.dims();
+            if (k.dataType() != DataType.S64 || kd == null || kd.length != 1 || kd[0] != 1) {
+                throw ctx.invalid("K is " + k.dataType() + LogicalTensor.dimsToString(kd) + "; expected int64 [1]");
+            }
+        }
+        List<LogicalTensor> r = ctx.emit(OpKind.PartitaTopK, List.of(x, k), new DataType[] {x.dataType(), DataType.S64},
+                b -> b.attr("axis", (long) axis).attr("largest", largest));
+        ctx.setOutput(0, r.get(0));
+        ctx.setOutput(1, r.get(1));
+    }
+
+    private static LogicalTensor cmp(ImportContext ctx, LogicalTensor a, LogicalTensor b, String mode) {
+        return ctx.emit1(OpKind.PartitaCompare, List.of(a, b), DataType.BOOLEAN, op -> op.attr("mode", mode));
+    }
+
+    private static LogicalTensor select(ImportContext ctx, LogicalTensor c, LogicalTensor a, LogicalTensor b) {
+        return ctx.emit1(OpKind.Select, List.of(c, a, b), a.dataType(), op -> { });
+    }
+
+    /** ThresholdedRelu: x where x > alpha, else 0 (Select of a PartitaCompare). */
+    private static void thresholdedRelu(ImportContext ctx) {
+        LogicalTensor x = ctx.input(0);
+        DataType dt = x.dataType();
+        LogicalTensor alpha = ctx.scalar(dt, ctx.floatAttr("alpha", 1f));
+        ctx.setOutput(0, select(ctx, cmp(ctx, x, alpha, "greater"), x, ctx.scalar(dt, 0)));
+    }
+
+    /** Shrink: x + bias where x < -lambd, x - bias where x > lambd, else 0 (float types). */
+    private static void shrink(ImportContext ctx) {
+        LogicalTensor x = ctx.input(0);
+        DataType dt = x.dataType();
+        if (dt != DataType.F32 && dt != DataType.F16 && dt != DataType.BF16) {
+            throw ctx.unsupported("data type " + dt + " (floating-point inputs only)");
+        }
+        float lambd = ctx.floatAttr("lambd", 0.5f);
+        float bias = ctx.floatAttr("bias", 0f);
+        LogicalTensor plus = ctx.emit1(OpKind.Add, List.of(x, ctx.scalar(dt, bias)), dt, op -> { });
+        LogicalTensor minus = ctx.emit1(OpKind.Subtract, List.of(x, ctx.scalar(dt, bias)), dt, op -> { });
+        LogicalTensor upper = select(ctx, cmp(ctx, x, ctx.scalar(dt, lambd), "greater"), minus, ctx.scalar(dt, 0));
+        ctx.setOutput(0, select(ctx, cmp(ctx, x, ctx.scalar(dt, -lambd), "less"), plus, upper));
     }
 
     private static NodeTranslator gather(OpKind kind) {

@@ -32,6 +32,10 @@ public final class ExtensionKernels {
         r.accept(OpKind.PartitaTile, ExtensionKernels::tile);
         r.accept(OpKind.PartitaExpand, ExtensionKernels::expand);
         r.accept(OpKind.PartitaResize, ExtensionKernels::resize);
+        r.accept(OpKind.PartitaTopK, ExtensionKernels::topK);
+        // Squeeze / Unsqueeze keep the row-major element order: the output shares src's elements.
+        r.accept(OpKind.PartitaSqueeze, ExtensionKernels::share);
+        r.accept(OpKind.PartitaUnsqueeze, ExtensionKernels::share);
         r.accept(OpKind.PartitaCopy, ctx -> {
             double[] x = ctx.in(0).data();
             System.arraycopy(x, 0, ctx.out(0).data(), 0, x.length);
@@ -522,5 +526,40 @@ public final class ExtensionKernels {
             return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a;
         }
         return 0;
+    }
+
+    private static void share(RefContext ctx) {
+        ctx.setOut(0, new RefTensor(ctx.op().output(0).dataType(), ctx.outputDims(0), ctx.in(0).data()));
+    }
+
+    /** Each line along the axis sorted by value (descending when largest), equal values by index. */
+    private static void topK(RefContext ctx) {
+        RefTensor src = ctx.in(0);
+        int axis = (int) Math.floorMod(ctx.op().longAttr("axis"), src.rank());
+        boolean largest = ctx.op().boolAttr("largest");
+        long[] v = around(src.dims(), axis);
+        int n = (int) v[1];
+        int inner = (int) v[2];
+        int k = (int) ctx.in(1).toLongs()[0];
+        double[] x = src.data();
+        double[] values = ctx.out(0).data();
+        double[] indices = ctx.out(1).data();
+        Integer[] order = new Integer[n];
+        for (int o = 0; o < v[0]; o++) {
+            for (int i = 0; i < inner; i++) {
+                int base = o * n * inner + i;
+                for (int t = 0; t < n; t++) {
+                    order[t] = t;
+                }
+                java.util.Arrays.sort(order, (p, q) -> {
+                    int c = Double.compare(x[base + p * inner], x[base + q * inner]);
+                    return c != 0 ? (largest ? -c : c) : Integer.compare(p, q);
+                });
+                for (int t = 0; t < k; t++) {
+                    values[(o * k + t) * inner + i] = x[base + order[t] * inner];
+                    indices[(o * k + t) * inner + i] = order[t];
+                }
+            }
+        }
     }
 }

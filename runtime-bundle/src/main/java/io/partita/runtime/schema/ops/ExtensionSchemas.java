@@ -119,6 +119,26 @@ public final class ExtensionSchemas {
                     }
                 })
                 .build());
+        r.accept(OpSchemaImpl.builder(OpKind.PartitaTopK)
+                .typeVar("T", VALUE_TYPES)
+                .input("src", "T")
+                .input("k", INDEX_TYPES, ValueDomain.SHAPE)
+                .output("values", "T")
+                .output("indices", Set.of(DataType.S64))
+                .attr("axis", -1L)
+                .attr("largest", true)
+                .shape(ExtensionSchemas::inferTopK)
+                .build());
+        for (OpKind kind : new OpKind[] {OpKind.PartitaSqueeze, OpKind.PartitaUnsqueeze}) {
+            r.accept(OpSchemaImpl.builder(kind)
+                    .typeVar("T", VALUE_TYPES_AND_BOOLEAN)
+                    .input("src", "T")
+                    .input("axes", INDEX_TYPES, ValueDomain.SHAPE)
+                    .output("dst", "T")
+                    .shape(kind == OpKind.PartitaSqueeze ? ExtensionSchemas::inferSqueeze
+                            : ExtensionSchemas::inferUnsqueeze)
+                    .build());
+        }
         r.accept(OpSchemaImpl.builder(OpKind.PartitaSlice)
                 .typeVar("T", VALUE_TYPES)
                 .input("src", "T")
@@ -288,6 +308,111 @@ public final class ExtensionSchemas {
         }
         ctx.setOutput(0, resizePlan(src, ctx.op().longsAttr("axes"), scales, sizes,
                 ctx.op().stringAttr("keep_aspect_ratio_policy"), ctx::error).out());
+    }
+
+    private static void inferTopK(ShapeContext ctx) {
+        long[] src = ctx.dims(0);
+        if (src == null) {
+            return;
+        }
+        if (src.length == 0) {
+            throw ctx.error("src is a scalar; expected rank >= 1");
+        }
+        int a = axis(ctx, src, "src");
+        long n = length1d(ctx, 1, "k");
+        if (n >= 0 && n != 1) {
+            throw ctx.error("k has " + n + " values; expected one");
+        }
+        long[] k = ctx.values(1);
+        long[] out = src.clone();
+        if (k == null) {
+            out[a] = LogicalTensor.DYNAMIC_DIM;
+        } else {
+            if (k[0] < 0 || src[a] >= 0 && k[0] > src[a]) {
+                throw ctx.error("k " + k[0] + " for axis " + a + " of src " + dimsToString(src) + "; expected k in [0, "
+                        + src[a] + "]");
+            }
+            out[a] = k[0];
+        }
+        ctx.setOutput(0, out);
+        ctx.setOutput(1, out);
+    }
+
+    /** src dims without the axes named by the values (which must be 1s), or all 1s when empty. */
+    public static long[] squeezeDims(long[] src, long[] axes, java.util.function.Function<String, RuntimeException> error) {
+        boolean[] drop = new boolean[src.length];
+        for (long ax : axes) {
+            int a = Dims.normalizeAxis(ax, src.length);
+            if (a < 0 || drop[a]) {
+                throw error.apply("axes " + Arrays.toString(axes) + ": axis " + ax + " is out of range or repeated for "
+                        + "src " + dimsToString(src));
+            }
+            if (src[a] != 1) {
+                throw error.apply("axis " + ax + " of src " + dimsToString(src) + " is not 1; expected squeezed "
+                        + "axes of size 1");
+            }
+            drop[a] = true;
+        }
+        long[] out = new long[src.length];
+        int n = 0;
+        for (int i = 0; i < src.length; i++) {
+            if (!(axes.length == 0 ? src[i] == 1 : drop[i])) {
+                out[n++] = src[i];
+            }
+        }
+        return Arrays.copyOf(out, n);
+    }
+
+    /** src dims with 1s inserted at the axes of the output (rank src + axes). */
+    public static long[] unsqueezeDims(long[] src, long[] axes,
+            java.util.function.Function<String, RuntimeException> error) {
+        int rank = src.length + axes.length;
+        boolean[] added = new boolean[rank];
+        for (long ax : axes) {
+            int a = Dims.normalizeAxis(ax, rank);
+            if (a < 0 || added[a]) {
+                throw error.apply("axes " + Arrays.toString(axes) + ": axis " + ax + " is out of range or repeated for "
+                        + "an output of rank " + rank);
+            }
+            added[a] = true;
+        }
+        long[] out = new long[rank];
+        for (int i = 0, k = 0; i < rank; i++) {
+            out[i] = added[i] ? 1 : src[k++];
+        }
+        return out;
+    }
+
+    private static void inferSqueeze(ShapeContext ctx) {
+        long[] src = ctx.dims(0);
+        if (src == null) {
+            return;
+        }
+        long n = length1d(ctx, 1, "axes");
+        long[] axes = ctx.values(1);
+        if (axes == null) {
+            if (n > 0) {
+                ctx.setOutput(0, dynamic(src.length - (int) Math.min(n, src.length)));
+            }
+            return;
+        }
+        ctx.setOutput(0, squeezeDims(src, axes, ctx::error));
+    }
+
+    private static void inferUnsqueeze(ShapeContext ctx) {
+        long[] src = ctx.dims(0);
+        if (src == null) {
+            return;
+        }
+        long n = length1d(ctx, 1, "axes");
+        long[] axes = ctx.values(1);
+        if (axes == null) {
+            if (n >= 0) {
+                ctx.setOutput(0, dynamic(src.length + (int) n));
+            }
+            return;
+        }
+        ctx.setOutput(0, unsqueezeDims(src, axes, ctx::error));
     }
 
     /** The modes of PartitaPad. */

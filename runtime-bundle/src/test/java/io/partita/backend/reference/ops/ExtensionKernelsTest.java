@@ -7,7 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.Arena;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
@@ -118,6 +120,12 @@ class ExtensionKernelsTest {
      * values) through a compiled graph, checking the dims it computed.
      */
     private static double[] runDynamic(Op op, long[] expectedDims, double[]... inputs) {
+        assertArrayEquals(expectedDims, op.output(0).dims(), "declared output dims");
+        return runDynamicAll(op, inputs).get(0);
+    }
+
+    /** Every output of a one-op graph run through a compiled graph (output dims known only at execution). */
+    private static List<double[]> runDynamicAll(Op op, double[]... inputs) {
         GraphRuntime rt = GraphRuntime.referenceOnly();
         Graph g = rt.createGraph(EngineKind.CPU);
         g.add(op);
@@ -130,9 +138,14 @@ class ExtensionKernelsTest {
                 t.copyFrom(inputs[i]);
                 ins.put(op.input(i).id(), t);
             }
-            Tensor out = cg.execute(new Stream(e), ins).get(op.output(0).id());
-            assertArrayEquals(expectedDims, out.logicalTensor().dims(), "output dims");
-            return out.toDoubleArray();
+            Map<Long, Tensor> outs = cg.execute(new Stream(e), ins);
+            List<double[]> r = new ArrayList<>();
+            for (LogicalTensor lt : op.outputs()) {
+                Tensor t = outs.get(lt.id());
+                assertArrayEquals(lt.dims(), t.logicalTensor().dims(), "dims of output " + lt.id());
+                r.add(t.toDoubleArray());
+            }
+            return r;
         }
     }
 
@@ -482,12 +495,45 @@ class ExtensionKernelsTest {
         assertArrayEquals(new double[] {-5, 0, 1L << 40}, OpRunner.run(op, new double[] {-5, 0, 1L << 40}).get(0));
     }
 
+    // ---------------------------------------------------------------- TopK / Squeeze / Unsqueeze
+
+    @Test
+    void topKLargestAndSmallestWithTiesInIndexOrder() {
+        // [2, 4] along the last axis, k = 2
+        double[] x = {3, 1, 3, 2, -1, -5, 0, -5};
+        Op largest = Op.builder(0, OpKind.PartitaTopK).inputs(f32(0, 2, 4), s64(1, 1))
+                .outputs(f32(2, 2, 2), s64(3, 2, 2)).build();
+        List<double[]> r = runDynamicAll(largest, x, d(2));
+        near(new double[] {3, 3, 0, -1}, r.get(0));
+        assertArrayEquals(new double[] {0, 2, 2, 0}, r.get(1));
+        Op smallest = Op.builder(0, OpKind.PartitaTopK).inputs(f32(0, 2, 4), s64(1, 1))
+                .outputs(f32(2, 1, 4), s64(3, 1, 4)).attr("axis", 0L).attr("largest", false).build();
+        List<double[]> s = runDynamicAll(smallest, x, d(1));
+        near(new double[] {-1, -5, 0, -5}, s.get(0));
+        assertArrayEquals(new double[] {1, 1, 1, 1}, s.get(1));
+        PartitaException e = assertThrows(PartitaException.class, () -> runDynamicAll(largest, x, d(5)));
+        assertTrue(e.getMessage().contains("PartitaTopK") && e.getMessage().contains("k 5"), e.getMessage());
+    }
+
+    @Test
+    void squeezeAndUnsqueezeWithAxesAtExecution() {
+        Op sq = Op.builder(0, OpKind.PartitaSqueeze).inputs(f32(0, 2, 1, 3, 1), s64(1, 2)).output(f32(2, 2, 3))
+                .build();
+        near(R23, runDynamic(sq, new long[] {2, 3}, R23, d(-1, 1)));
+        Op un = Op.builder(0, OpKind.PartitaUnsqueeze).inputs(f32(0, 2, 3), s64(1, 2)).output(f32(2, 1, 2, 3, 1))
+                .build();
+        near(R23, runDynamic(un, new long[] {1, 2, 3, 1}, R23, d(0, -1)));
+        PartitaException e = assertThrows(PartitaException.class, () -> runDynamic(sq, new long[] {2, 3}, R23,
+                d(0, 1)));
+        assertTrue(e.getMessage().contains("PartitaSqueeze") && e.getMessage().contains("is not 1"), e.getMessage());
+    }
+
     @Test
     void everyExtensionKindHasASchemaAKernelAndIsMarkedAsExtension() {
         for (OpKind k : new OpKind[] {OpKind.PartitaArgMax, OpKind.PartitaArgMin, OpKind.PartitaReduce,
             OpKind.PartitaGather, OpKind.PartitaGatherElements, OpKind.PartitaCompare, OpKind.PartitaSlice,
             OpKind.PartitaSplit, OpKind.PartitaPad, OpKind.PartitaTile, OpKind.PartitaExpand, OpKind.PartitaResize,
-            OpKind.PartitaCopy}) {
+            OpKind.PartitaCopy, OpKind.PartitaTopK, OpKind.PartitaSqueeze, OpKind.PartitaUnsqueeze}) {
             assertNotNull(OpSchemas.find(k), "schema of " + k);
             assertNotNull(RefOps.find(k), "kernel of " + k);
             assertTrue(k.isPartitaExtension(), k.name());
