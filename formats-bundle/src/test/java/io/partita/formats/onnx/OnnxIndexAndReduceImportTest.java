@@ -331,9 +331,19 @@ class OnnxIndexAndReduceImportTest {
 
     @Test
     void resizeRefusesRunTimeScalesAndAttributesOfLaterVersions() {
+        // run-time scales: the dims of a declared graph output, checked at execution
+        OnnxModel declared = read(13, list(node("Resize", List.of("x", "", "s"), List.of("y"))), list(),
+                list(valueInfo("x", FLOAT, 1, 1, 2, 2), valueInfo("s", FLOAT, 4)),
+                list(valueInfo("y", FLOAT, 1, 1, 4, 4)));
+        Op op = declared.graph().ops().get(0);
+        assertEquals(OpKind.PartitaResize, op.kind());
+        assertArrayEquals(new long[] {1, 1, 4, 4}, op.longsAttr("dst_dims"));
+        assertArrayEquals(new long[] {1, 1, 4, 4}, op.output(0).dims());
+        // ... and refused for an intermediate tensor, whose dims nothing declares
         UnsupportedOnnxException u = assertThrows(UnsupportedOnnxException.class, () -> read(13,
-                list(node("Resize", List.of("x", "", "s"), List.of("y"))), list(),
-                list(valueInfo("x", FLOAT, 1, 1, 2, 2), valueInfo("s", FLOAT, 4)), list(valueInfo("y", FLOAT, 1, 1, 4, 4))));
+                list(node("Resize", List.of("x", "", "s"), List.of("r")), node("Relu", List.of("r"), List.of("y"))),
+                list(), list(valueInfo("x", FLOAT, 1, 1, 2, 2), valueInfo("s", FLOAT, 4)),
+                list(valueInfo("y", FLOAT, 1, 1, 4, 4))));
         assertTrue(u.getMessage().contains("Resize") && u.getMessage().contains("scales known only at execution"),
                 u.getMessage());
         OnnxImportException e = assertThrows(OnnxImportException.class, () -> read(13,

@@ -1,6 +1,7 @@
 package io.partita.formats.onnx.internal;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -81,6 +82,11 @@ public final class GraphImporter {
             ctx.defineInput(in.name(), t);
             inputs.put(in.name(), t.id());
             inputPorts.add(t.id());
+        }
+        for (ValueInfoProto out : g.outputs()) {
+            if (out.hasShape() && Arrays.stream(out.dims()).allMatch(v -> v >= 0)) {
+                ctx.declareOutputDims(out.name(), out.dims());
+            }
         }
         for (NodeProto node : g.nodes()) {
             ctx.begin(node);

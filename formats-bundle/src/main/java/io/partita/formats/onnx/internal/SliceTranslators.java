@@ -286,11 +286,25 @@ final class SliceTranslators {
         }
         float[] scales = new float[0];
         LogicalTensor sizes = null;
-        if (hasScales) {
-            if (!ctx.isConstant(2)) {
-                throw ctx.unsupported("scales known only at execution: the output dims would depend on float values "
-                        + "(sizes may be known only at execution)");
+        long[] declared = null;
+        if (hasScales && !ctx.isConstant(2)) {
+            // The output dims depend on float values: taken from the model's declaration of the output,
+            // checked against floor(in * scale) at execution.
+            declared = ctx.declaredOutputDims(0);
+            if (declared == null || declared.length != rank) {
+                throw ctx.unsupported("scales known only at execution and no declared output dims: the output dims "
+                        + "would depend on float values (sizes may be known only at execution)");
             }
+            LogicalTensor sc = ctx.input(2);
+            if (sc.dataType() != DataType.F32 || length(ctx, 2) != n) {
+                throw ctx.invalid("scales is " + sc.dataType() + LogicalTensor.dimsToString(sc.dims()) + "; expected "
+                        + n + " float values");
+            }
+            if (coord.equals("tf_crop_and_resize")) {
+                throw ctx.unsupported("tf_crop_and_resize with scales (the output size then depends on roi)");
+            }
+            sizes = sc;
+        } else if (hasScales) {
             double[] v = ctx.constant(2).toDoubleArray();
             scales = new float[v.length];
             for (int i = 0; i < v.length; i++) {
@@ -331,6 +345,7 @@ final class SliceTranslators {
         if (hasSizes) {
             sizes = indexInput(ctx, 3, "sizes");
         }
+        long[] dstDims = declared == null ? new long[0] : declared;
         List<LogicalTensor> ins = new ArrayList<>();
         ins.add(x);
         if (sizes != null) {
@@ -342,7 +357,7 @@ final class SliceTranslators {
         float[] sc = scales;
         long[] ax = fullAxes;
         ctx.setOutput(0, ctx.emit1(OpKind.PartitaResize, ins, x.dataType(), b -> b.attr("axes", ax)
-                .attr("scales", sc).attr("mode", mode).attr("coordinate_transformation_mode", coord)
+                .attr("scales", sc).attr("dst_dims", dstDims).attr("mode", mode).attr("coordinate_transformation_mode", coord)
                 .attr("nearest_mode", nearestMode).attr("cubic_coeff_a", ctx.floatAttr("cubic_coeff_a", -0.75f))
                 .attr("exclude_outside", ctx.intAttr("exclude_outside", 0) != 0)
                 .attr("extrapolation_value", ctx.floatAttr("extrapolation_value", 0f))

@@ -360,9 +360,26 @@ public final class ExtensionKernels {
         RefTensor src = ctx.in(0);
         long[] dims = src.dims();
         int rank = dims.length;
-        ExtensionSchemas.ResizePlan plan = ExtensionSchemas.resizePlan(dims, ctx.op().longsAttr("axes"),
-                ctx.op().floatsAttr("scales"), ctx.hasInput(1) ? ctx.in(1).toLongs() : new long[0],
+        boolean scalesIn = ExtensionSchemas.scalesInput(ctx.op());
+        float[] scales = ctx.op().floatsAttr("scales");
+        if (scalesIn) {
+            double[] v = ctx.in(1).data();
+            scales = new float[v.length];
+            for (int i = 0; i < v.length; i++) {
+                scales[i] = (float) v[i];
+                if (!(scales[i] > 0) || !Float.isFinite(scales[i])) {
+                    throw error(ctx, "scales " + java.util.Arrays.toString(v) + "; expected positive finite scales");
+                }
+            }
+        }
+        ExtensionSchemas.ResizePlan plan = ExtensionSchemas.resizePlan(dims, ctx.op().longsAttr("axes"), scales,
+                ctx.hasInput(1) && !scalesIn ? ctx.in(1).toLongs() : new long[0],
                 ctx.op().stringAttr("keep_aspect_ratio_policy"), w -> error(ctx, w));
+        if (scalesIn && !java.util.Arrays.equals(plan.out(), ctx.outputDims(0))) {
+            throw error(ctx, "scales " + java.util.Arrays.toString(scales) + " give the dims "
+                    + java.util.Arrays.toString(plan.out()) + " but the model declares "
+                    + java.util.Arrays.toString(ctx.outputDims(0)));
+        }
         long[] axes = ctx.op().longsAttr("axes");
         double[] roi = ctx.hasInput(2) ? ctx.in(2).data() : null;
         if (roi != null && roi.length != 2L * (axes.length == 0 ? rank : axes.length)) {

@@ -39,6 +39,7 @@ public final class ExtensionSchemas {
 
     private static final DataType[] VALUE_TYPES_AND_BOOLEAN = {DataType.F32, DataType.BF16, DataType.F16,
         DataType.S32, DataType.S64, DataType.S8, DataType.U8, DataType.BOOLEAN};
+    private static final Set<DataType> SIZES_OR_SCALES = Set.of(DataType.S32, DataType.S64, DataType.F32);
     private static final Set<DataType> INDEX_TYPES = Set.of(DataType.S32, DataType.S64);
 
     public static void register(Consumer<OpSchemaImpl> r) {
@@ -92,11 +93,12 @@ public final class ExtensionSchemas {
         r.accept(OpSchemaImpl.builder(OpKind.PartitaResize)
                 .typeVar("T", DataType.F32, DataType.BF16, DataType.F16)
                 .input("src", "T")
-                .optionalInput("sizes", INDEX_TYPES, ValueDomain.SHAPE)
+                .optionalInput("sizes", SIZES_OR_SCALES, ValueDomain.SHAPE)
                 .optionalInput("roi", Set.of(DataType.F32), ValueDomain.ANY)
                 .output("dst", "T")
                 .attr("axes", new long[0])
                 .attr("scales", new float[0])
+                .attr("dst_dims", new long[0])
                 .attr("mode", "nearest", "nearest", "linear", "cubic")
                 .attr("coordinate_transformation_mode", "half_pixel", RESIZE_COORDINATE_MODES)
                 .attr("nearest_mode", "round_prefer_floor", "round_prefer_floor", "round_prefer_ceil", "floor",
@@ -189,9 +191,20 @@ public final class ExtensionSchemas {
     public static final String[] RESIZE_COORDINATE_MODES = {"half_pixel", "half_pixel_symmetric",
         "pytorch_half_pixel", "align_corners", "asymmetric", "tf_crop_and_resize"};
 
+    /** Whether a PartitaResize takes its scales from input 1 (f32) rather than sizes (s32/s64) or the attribute. */
+    public static boolean scalesInput(Op op) {
+        return op.inputs().size() > 1 && op.input(1).dataType() == DataType.F32;
+    }
+
     private static void checkResize(Op op) {
         boolean scales = op.floatsAttr("scales").length > 0;
         boolean sizes = op.inputs().size() > 1;
+        long[] srcDims = op.input(0).dims();
+        if (scalesInput(op) && (op.longsAttr("dst_dims").length == 0
+                || srcDims != null && op.longsAttr("dst_dims").length != srcDims.length)) {
+            throw new InvalidGraphException(op.id(), op.describe() + ": scales given as an input need the attribute "
+                    + "dst_dims (the output dims, checked at execution) of the src rank");
+        }
         if (scales == sizes) {
             throw new InvalidGraphException(op.id(), op.describe() + ": has " + (scales ? "both" : "neither")
                     + " the attribute scales and the input sizes; expected exactly one of them");
@@ -291,6 +304,10 @@ public final class ExtensionSchemas {
             if (d == 0) {
                 throw ctx.error("src " + dimsToString(src) + " has no elements; expected a non-empty src");
             }
+        }
+        if (scalesInput(ctx.op())) {
+            ctx.setOutput(0, ctx.op().longsAttr("dst_dims"));
+            return;
         }
         float[] scales = ctx.op().floatsAttr("scales");
         long[] sizes = new long[0];

@@ -490,6 +490,22 @@ class ExtensionKernelsTest {
     }
 
     @Test
+    void resizeWithScalesAsAnInputChecksTheDeclaredDims() {
+        Op op = Op.builder(0, OpKind.PartitaResize).inputs(f32(0, 2), f32(1, 1)).output(f32(2, 5))
+                .attr("mode", "nearest").attr("coordinate_transformation_mode", "asymmetric")
+                .attr("nearest_mode", "floor").attr("dst_dims", new long[] {5}).build();
+        near(new double[] {1, 1, 1, 2, 2}, runDynamic(op, new long[] {5}, new double[] {1, 2}, new double[] {2.5}));
+        PartitaException e = assertThrows(PartitaException.class, () -> runDynamic(op, new long[] {5},
+                new double[] {1, 2}, new double[] {2}));
+        assertTrue(e.getMessage().contains("PartitaResize") && e.getMessage().contains("declares"), e.getMessage());
+        Op noDims = Op.builder(0, OpKind.PartitaResize).inputs(f32(0, 2), f32(1, 1)).output(f32(2, 4))
+                .attr("mode", "nearest").build();
+        e = assertThrows(PartitaException.class, () -> runDynamic(noDims, new long[] {4}, new double[] {1, 2},
+                new double[] {2}));
+        assertTrue(e.getMessage().contains("dst_dims"), e.getMessage());
+    }
+
+    @Test
     void copyKeepsIntegerValuesExactly() {
         Op op = Op.builder(0, OpKind.PartitaCopy).input(s64(0, 3)).output(s64(1, 3)).build();
         assertArrayEquals(new double[] {-5, 0, 1L << 40}, OpRunner.run(op, new double[] {-5, 0, 1L << 40}).get(0));
