@@ -115,7 +115,22 @@ public enum OpKind {
     /** Partita extension: ONNX's {@code Squeeze} with s32/s64 {@code axes} known only at execution. */
     PartitaSqueeze,
     /** Partita extension: ONNX's {@code Unsqueeze} with s32/s64 {@code axes} known only at execution. */
-    PartitaUnsqueeze;
+    PartitaUnsqueeze,
+    /**
+     * Partita extension (not in oneDNN's op set): local response normalization across channels (axis
+     * 1), ONNX's {@code LRN}: {@code x / (bias + alpha / size * sum of x^2 over the size channels
+     * around)^beta}.
+     */
+    PartitaLRN,
+    /**
+     * Partita extension: ONNX's {@code CumSum} along the axis given by the integer scalar input
+     * {@code axis} (attributes {@code exclusive}, {@code reverse}).
+     */
+    PartitaCumSum,
+    /** Partita extension: the largest integer not above x, elementwise (ONNX's {@code Floor}). */
+    PartitaFloor,
+    /** Partita extension: the smallest integer not below x, elementwise (ONNX's {@code Ceil}). */
+    PartitaCeil;
 
     private static final Map<String, OpKind> BY_SPELLING = new HashMap<>();
 

@@ -433,4 +433,36 @@ class OnnxIndexAndReduceImportTest {
         assertEquals(List.of(OpKind.Add, OpKind.Subtract, OpKind.PartitaCompare, OpKind.Select, OpKind.PartitaCompare,
                 OpKind.Select), kinds(s));
     }
+
+    @Test
+    void lrnCumSumFloorCeilMeanGroupNormAndDropoutMask() {
+        OnnxModel lrn = read(13, list(node("LRN", List.of("x"), List.of("y"), intAttr("size", 3))), list(),
+                list(valueInfo("x", FLOAT, 1, 4, 2, 2)), list(valueInfo("y", FLOAT, 1, 4, 2, 2)));
+        assertEquals(3L, lrn.graph().ops().get(0).longAttr("size"));
+        assertEquals(OpKind.PartitaLRN, lrn.graph().ops().get(0).kind());
+        OnnxModel cs = read(14, list(node("CumSum", List.of("x", "a"), List.of("y"), intAttr("reverse", 1))),
+                list(int64Tensor("a", new long[] {}, 0)), list(valueInfo("x", FLOAT, 3)), list(valueInfo("y", FLOAT, 3)));
+        assertEquals(true, cs.graph().ops().get(0).boolAttr("reverse"));
+        OnnxModel fc = read(13, list(node("Floor", List.of("x"), List.of("f")), node("Ceil", List.of("f"), List.of("y"))),
+                list(), list(valueInfo("x", FLOAT, 3)), list(valueInfo("y", FLOAT, 3)));
+        assertEquals(List.of(OpKind.PartitaFloor, OpKind.PartitaCeil), kinds(fc));
+        OnnxModel mean = read(13, list(node("Mean", List.of("a", "b", "c"), List.of("y"))), list(),
+                list(valueInfo("a", FLOAT, 3), valueInfo("b", FLOAT, 3), valueInfo("c", FLOAT, 3)),
+                list(valueInfo("y", FLOAT, 3)));
+        assertEquals(List.of(OpKind.Add, OpKind.Add, OpKind.Divide), kinds(mean));
+        OnnxModel gn = read(21, list(node("GroupNormalization", List.of("x", "s", "b"), List.of("y"),
+                intAttr("num_groups", 2))), list(floatTensor("s", new long[] {4}, 1, 1, 1, 1),
+                floatTensor("b", new long[] {4}, 0, 0, 0, 0)), list(valueInfo("x", FLOAT, 1, 4, 3)),
+                list(valueInfo("y", FLOAT, 1, 4, 3)));
+        assertEquals(2L, gn.graph().ops().get(0).longAttr("groups"));
+        OnnxImportException e = assertThrows(OnnxImportException.class, () -> read(21,
+                list(node("GroupNormalization", List.of("x", "s", "b"), List.of("y"), intAttr("num_groups", 3))),
+                list(floatTensor("s", new long[] {4}, 1, 1, 1, 1), floatTensor("b", new long[] {4}, 0, 0, 0, 0)),
+                list(valueInfo("x", FLOAT, 1, 4, 3)), list(valueInfo("y", FLOAT, 1, 4, 3))));
+        assertTrue(e.getMessage().contains("GroupNormalization") && e.getMessage().contains("does not divide"),
+                e.getMessage());
+        OnnxModel drop = read(13, list(node("Dropout", List.of("x"), List.of("y", "m"))), list(),
+                list(valueInfo("x", FLOAT, 2, 2)), list(valueInfo("y", FLOAT, 2, 2), valueInfo("m", 9, 2, 2)));
+        assertEquals(List.of(OpKind.Reorder, OpKind.PartitaCopy), kinds(drop));
+    }
 }

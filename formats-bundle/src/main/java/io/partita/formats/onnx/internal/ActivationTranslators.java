@@ -218,10 +218,15 @@ final class ActivationTranslators {
                 throw ctx.unsupported("training_mode = true (random drops)");
             }
         }
-        if (ctx.hasOutput(1)) {
-            throw ctx.unsupported("output mask (all true in inference) is not supported");
-        }
         LogicalTensor x = ctx.input(0);
+        if (ctx.hasOutput(1)) {
+            // Inference keeps every element: the mask is a constant of trues with X's dims.
+            long[] xd = ctx.rankedDims(x, "data");
+            double[] ones = new double[(int) ctx.foldedCount(xd, "the mask")];
+            java.util.Arrays.fill(ones, 1);
+            ctx.setConstantOutput(1, io.partita.formats.onnx.OnnxTensor.of("mask", io.partita.graph.DataType.BOOLEAN,
+                    xd, ones));
+        }
         ctx.setOutput(0, ctx.emit1(OpKind.Reorder, List.of(x), x.dataType(), b -> { }));
     }
 }

@@ -29,6 +29,7 @@ final class ElementwiseTranslators {
         Translators.add(m, "Max", v(6, 8, 12, 13), variadic(OpKind.Maximum));
         Translators.add(m, "Min", v(6, 8, 12, 13), variadic(OpKind.Minimum));
         Translators.add(m, "Sum", v(6, 8, 13), variadic(OpKind.Add));
+        Translators.add(m, "Mean", v(6, 8, 13), ElementwiseTranslators::mean);
         Translators.add(m, "Relu", v(6, 13, 14), unary(OpKind.ReLU));
         Translators.add(m, "Sigmoid", v(6, 13), unary(OpKind.Sigmoid));
         Translators.add(m, "Tanh", v(6, 13), unary(OpKind.Tanh));
@@ -185,6 +186,23 @@ final class ElementwiseTranslators {
         }
         LogicalTensor y = y0 != null ? y0 : ctx.input(1);
         ctx.setOutput(0, ctx.emit1(OpKind.PartitaPow, List.of(x, y), x.dataType(), b -> { }));
+    }
+
+    /** Mean: the inputs added in order, then divided by their count (ONNX's float arithmetic). */
+    private static void mean(ImportContext ctx) {
+        LogicalTensor acc = ctx.input(0);
+        int n = ctx.inputCount();
+        if (n == 1) {
+            ctx.setOutput(0, ctx.emit1(OpKind.Reorder, List.of(acc), acc.dataType(), b -> { }));
+            return;
+        }
+        for (int i = 1; i < n; i++) {
+            LogicalTensor next = ctx.input(i);
+            requireSameType(ctx, acc, next);
+            acc = ctx.emit1(OpKind.Add, List.of(acc, next), acc.dataType(), b -> { });
+        }
+        ctx.setOutput(0, ctx.emit1(OpKind.Divide, List.of(acc, ctx.scalar(acc.dataType(), n)), acc.dataType(),
+                b -> { }));
     }
 
     private static void where(ImportContext ctx) {

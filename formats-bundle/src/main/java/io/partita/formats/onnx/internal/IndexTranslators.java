@@ -36,6 +36,10 @@ final class IndexTranslators {
         Translators.add(m, "Equal", v(7, 11, 13, 19), compare("equal"));
         // TopK 1: k attribute; 10: k input; 11: largest, sorted, negative axis; 24: more types.
         Translators.add(m, "TopK", v(1, 10, 11, 24), IndexTranslators::topK);
+        Translators.add(m, "LRN", v(1, 13), IndexTranslators::lrn);
+        Translators.add(m, "CumSum", v(11, 14), IndexTranslators::cumSum);
+        Translators.add(m, "Floor", v(6, 13), ElementwiseTranslators.unary(OpKind.PartitaFloor));
+        Translators.add(m, "Ceil", v(6, 13), ElementwiseTranslators.unary(OpKind.PartitaCeil));
         // Piecewise activations as comparisons and selections (exact: the same f32 operations as ONNX's).
         Translators.add(m, "ThresholdedRelu", v(10, 22), IndexTranslators::thresholdedRelu);
         Translators.add(m, "Shrink", v(9), IndexTranslators::shrink);
@@ -99,6 +103,36 @@ final class IndexTranslators {
                 b -> b.attr("axis", (long) axis).attr("largest", largest));
         ctx.setOutput(0, r.get(0));
         ctx.setOutput(1, r.get(1));
+    }
+
+    private static void lrn(ImportContext ctx) {
+        LogicalTensor x = ctx.input(0);
+        long[] xd = ctx.rankedDims(x, "X");
+        if (xd.length < 2) {
+            throw ctx.invalid("X " + LogicalTensor.dimsToString(xd) + " must have rank >= 2 (N, C, ...)");
+        }
+        if (!ctx.hasAttr("size") || ctx.intAttr("size", 0) < 1) {
+            throw ctx.invalid("attribute size is required and must be at least 1");
+        }
+        long size = ctx.intAttr("size", 0);
+        float alpha = ctx.floatAttr("alpha", 1e-4f);
+        float beta = ctx.floatAttr("beta", 0.75f);
+        float bias = ctx.floatAttr("bias", 1f);
+        ctx.setOutput(0, ctx.emit1(OpKind.PartitaLRN, List.of(x), x.dataType(), b -> b.attr("size", size)
+                .attr("alpha", alpha).attr("beta", beta).attr("bias", bias)));
+    }
+
+    private static void cumSum(ImportContext ctx) {
+        LogicalTensor x = ctx.input(0);
+        long[] xd = ctx.rankedDims(x, "x");
+        if (xd.length == 0) {
+            throw ctx.invalid("x is a scalar; expected rank >= 1");
+        }
+        LogicalTensor axis = ctx.input(1);
+        boolean exclusive = ctx.intAttr("exclusive", 0) != 0;
+        boolean reverse = ctx.intAttr("reverse", 0) != 0;
+        ctx.setOutput(0, ctx.emit1(OpKind.PartitaCumSum, List.of(x, axis), x.dataType(),
+                b -> b.attr("exclusive", exclusive).attr("reverse", reverse)));
     }
 
     private static LogicalTensor cmp(ImportContext ctx, LogicalTensor a, LogicalTensor b, String mode) {

@@ -30,6 +30,8 @@ final class PoolNormTranslators {
         Translators.add(m, "InstanceNormalization", v(6, 22), PoolNormTranslators::instanceNorm);
         Translators.add(m, "LayerNormalization", v(17), PoolNormTranslators::layerNorm);
         Translators.add(m, "RMSNormalization", v(23), PoolNormTranslators::rmsNorm);
+        // GroupNormalization 21: scale and bias per channel (18 had them per group: not translated).
+        Translators.add(m, "GroupNormalization", v(21), PoolNormTranslators::groupNorm);
         // Before 13: the input is coerced to 2-D at axis (default 1); from 13: one axis (default -1).
         Translators.add(m, "Softmax", v(1, 11, 13), softmax(OpKind.SoftMax));
         Translators.add(m, "LogSoftmax", v(1, 11, 13), softmax(OpKind.LogSoftmax));
@@ -205,6 +207,37 @@ final class PoolNormTranslators {
             LogicalTensor inv = ctx.emit1(OpKind.Reciprocal, List.of(sd), statType, b -> { });
             ctx.setOutput(2, ShapeTranslators.staticReshape(ctx, inv, kept));
         }
+    }
+
+    /** GroupNormalization (21): oneDNN's GroupNorm (NCX), scale and bias [C]. */
+    private static void groupNorm(ImportContext ctx) {
+        LogicalTensor x = ctx.input(0);
+        long[] xd = ctx.rankedDims(x, "X");
+        if (xd.length < 2) {
+            throw ctx.invalid("X " + LogicalTensor.dimsToString(xd) + " must have rank >= 2 (N, C, ...)");
+        }
+        if (!ctx.hasAttr("num_groups")) {
+            throw ctx.invalid("attribute num_groups is required");
+        }
+        long groups = ctx.intAttr("num_groups", 0);
+        if (groups <= 0 || xd[1] % groups != 0) {
+            throw ctx.invalid("num_groups " + groups + " does not divide the " + xd[1] + " channels");
+        }
+        float eps = ctx.floatAttr("epsilon", 1e-5f);
+        long stash = ctx.intAttr("stash_type", 1);
+        if (stash != 1) {
+            throw ctx.unsupported("stash_type = " + stash + " (only FLOAT statistics)");
+        }
+        for (int i = 1; i <= 2; i++) {
+            long[] d = ctx.rankedDims(ctx.input(i), i == 1 ? "scale" : "bias");
+            if (d.length != 1 || d[0] != xd[1]) {
+                throw ctx.invalid((i == 1 ? "scale " : "bias ") + LogicalTensor.dimsToString(d) + "; expected ["
+                        + xd[1] + "] (one per channel)");
+            }
+        }
+        List<LogicalTensor> ins = List.of(x, ctx.input(1), ctx.input(2));
+        ctx.setOutput(0, ctx.emit1(OpKind.GroupNorm, ins, x.dataType(), b -> b.attr("groups", groups)
+                .attr("epsilon", eps).attr("use_affine", true).attr("keep_stats", false).attr("data_format", "NCX")));
     }
 
     /**

@@ -33,6 +33,10 @@ public final class ExtensionKernels {
         r.accept(OpKind.PartitaExpand, ExtensionKernels::expand);
         r.accept(OpKind.PartitaResize, ExtensionKernels::resize);
         r.accept(OpKind.PartitaTopK, ExtensionKernels::topK);
+        r.accept(OpKind.PartitaLRN, ExtensionKernels::lrn);
+        r.accept(OpKind.PartitaCumSum, ExtensionKernels::cumSum);
+        r.accept(OpKind.PartitaFloor, ctx -> unary(ctx, Math::floor));
+        r.accept(OpKind.PartitaCeil, ctx -> unary(ctx, Math::ceil));
         // Squeeze / Unsqueeze keep the row-major element order: the output shares src's elements.
         r.accept(OpKind.PartitaSqueeze, ExtensionKernels::share);
         r.accept(OpKind.PartitaUnsqueeze, ExtensionKernels::share);
@@ -575,6 +579,76 @@ public final class ExtensionKernels {
                 for (int t = 0; t < k; t++) {
                     values[(o * k + t) * inner + i] = x[base + order[t] * inner];
                     indices[(o * k + t) * inner + i] = order[t];
+                }
+            }
+        }
+    }
+
+    private static void unary(RefContext ctx, java.util.function.DoubleUnaryOperator f) {
+        double[] x = ctx.in(0).data();
+        double[] y = ctx.out(0).data();
+        for (int i = 0; i < x.length; i++) {
+            y[i] = f.applyAsDouble(x[i]);
+        }
+    }
+
+    /** The channels c - floor((size - 1) / 2) to c + ceil((size - 1) / 2) (within range) around each channel. */
+    private static void lrn(RefContext ctx) {
+        RefTensor src = ctx.in(0);
+        long[] v = around(src.dims(), 1);
+        int c = (int) v[1];
+        int inner = (int) v[2];
+        long size = ctx.op().longAttr("size");
+        double alpha = ctx.op().floatAttr("alpha");
+        double beta = ctx.op().floatAttr("beta");
+        double bias = ctx.op().floatAttr("bias");
+        long before = (size - 1) / 2;
+        long after = size - 1 - before;
+        double[] x = src.data();
+        double[] y = ctx.out(0).data();
+        for (int o = 0; o < v[0]; o++) {
+            for (int ch = 0; ch < c; ch++) {
+                for (int i = 0; i < inner; i++) {
+                    double sq = 0;
+                    for (long k = Math.max(0, ch - before); k <= Math.min(c - 1, ch + after); k++) {
+                        double e = x[(int) ((o * c + k) * inner + i)];
+                        sq += e * e;
+                    }
+                    int at = (o * c + ch) * inner + i;
+                    y[at] = x[at] / Math.pow(bias + alpha / size * sq, beta);
+                }
+            }
+        }
+    }
+
+    private static void cumSum(RefContext ctx) {
+        RefTensor src = ctx.in(0);
+        int rank = src.rank();
+        long a = ctx.in(1).toLongs()[0];
+        if (a < -rank || a >= rank) {
+            throw error(ctx, "axis " + a + " is out of range for src " + java.util.Arrays.toString(src.dims())
+                    + "; expected an axis in [" + -rank + ", " + (rank - 1) + "]");
+        }
+        long[] v = around(src.dims(), (int) Math.floorMod(a, rank));
+        int n = (int) v[1];
+        int inner = (int) v[2];
+        boolean exclusive = ctx.op().boolAttr("exclusive");
+        boolean reverse = ctx.op().boolAttr("reverse");
+        double[] x = src.data();
+        double[] y = ctx.out(0).data();
+        for (int o = 0; o < v[0]; o++) {
+            for (int i = 0; i < inner; i++) {
+                double acc = 0;
+                for (int t = 0; t < n; t++) {
+                    int k = reverse ? n - 1 - t : t;
+                    int at = (o * n + k) * inner + i;
+                    if (exclusive) {
+                        y[at] = acc;
+                        acc += x[at];
+                    } else {
+                        acc += x[at];
+                        y[at] = acc;
+                    }
                 }
             }
         }

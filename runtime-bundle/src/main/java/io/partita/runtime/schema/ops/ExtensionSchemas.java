@@ -141,6 +141,57 @@ public final class ExtensionSchemas {
                             : ExtensionSchemas::inferUnsqueeze)
                     .build());
         }
+        r.accept(OpSchemaImpl.builder(OpKind.PartitaLRN)
+                .typeVar("T", DataType.F32, DataType.BF16, DataType.F16)
+                .input("src", "T")
+                .output("dst", "T")
+                .attr("alpha", 1e-4f)
+                .attr("beta", 0.75f)
+                .attr("bias", 1f)
+                .requiredAttr("size", io.partita.graph.AttrType.S64)
+                .validator(op -> {
+                    if (op.longAttr("size") < 1) {
+                        throw new InvalidGraphException(op.id(), op.describe() + ": size " + op.longAttr("size")
+                                + "; expected at least 1");
+                    }
+                })
+                .shape(ctx -> {
+                    ctx.requireMinRank(0, 2);
+                    if (ctx.dims(0) != null) {
+                        ctx.sameAsInput(0, 0);
+                    }
+                })
+                .build());
+        r.accept(OpSchemaImpl.builder(OpKind.PartitaCumSum)
+                .typeVar("T", DataType.F32, DataType.BF16, DataType.F16, DataType.S32, DataType.S64)
+                .input("src", "T")
+                .input("axis", INDEX_TYPES, ValueDomain.AXES)
+                .output("dst", "T")
+                .attr("exclusive", false)
+                .attr("reverse", false)
+                .shape(ctx -> {
+                    long[] a = ctx.dims(1);
+                    if (a != null && a.length > 1 || a != null && a.length == 1 && a[0] != 1) {
+                        throw ctx.error("axis has dims " + dimsToString(a) + "; expected a scalar");
+                    }
+                    ctx.requireMinRank(0, 1);
+                    if (ctx.dims(0) != null) {
+                        ctx.sameAsInput(0, 0);
+                    }
+                })
+                .build());
+        for (OpKind kind : new OpKind[] {OpKind.PartitaFloor, OpKind.PartitaCeil}) {
+            r.accept(OpSchemaImpl.builder(kind)
+                    .typeVar("T", DataType.F32, DataType.BF16, DataType.F16)
+                    .input("src", "T")
+                    .output("dst", "T")
+                    .shape(ctx -> {
+                        if (ctx.dims(0) != null) {
+                            ctx.sameAsInput(0, 0);
+                        }
+                    })
+                    .build());
+        }
         r.accept(OpSchemaImpl.builder(OpKind.PartitaSlice)
                 .typeVar("T", VALUE_TYPES)
                 .input("src", "T")

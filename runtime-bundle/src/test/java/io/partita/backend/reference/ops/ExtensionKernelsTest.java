@@ -544,12 +544,53 @@ class ExtensionKernelsTest {
         assertTrue(e.getMessage().contains("PartitaSqueeze") && e.getMessage().contains("is not 1"), e.getMessage());
     }
 
+    // ---------------------------------------------------------------- LRN / CumSum / Floor / Ceil
+
+    @Test
+    void lrnAcrossChannelsWithAnEvenAndAnOddWindow() {
+        // [1, 3, 1]: channels 1, 2, 3; size 2 takes channels c and c + 1; size 3 takes c - 1 .. c + 1
+        Op even = Op.builder(0, OpKind.PartitaLRN).input(f32(0, 1, 3, 1)).output(f32(1, 1, 3, 1)).attr("size", 2L)
+                .attr("alpha", 2f).attr("beta", 1f).attr("bias", 1f).build();
+        near(new double[] {1 / (1 + 5.0), 2 / (1 + 13.0), 3 / (1 + 9.0)},
+                OpRunner.run(even, new double[] {1, 2, 3}).get(0));
+        Op odd = Op.builder(0, OpKind.PartitaLRN).input(f32(0, 1, 3, 1)).output(f32(1, 1, 3, 1)).attr("size", 3L)
+                .attr("alpha", 3f).attr("beta", 0.5f).attr("bias", 2f).build();
+        near(new double[] {1 / Math.sqrt(2 + 5), 2 / Math.sqrt(2 + 14), 3 / Math.sqrt(2 + 13)},
+                OpRunner.run(odd, new double[] {1, 2, 3}).get(0));
+        Op bad = Op.builder(0, OpKind.PartitaLRN).input(f32(0, 1, 3, 1)).output(f32(1, 1, 3, 1)).attr("size", 0L)
+                .build();
+        PartitaException e = assertThrows(PartitaException.class, () -> OpRunner.run(bad, new double[] {1, 2, 3}));
+        assertTrue(e.getMessage().contains("PartitaLRN") && e.getMessage().contains("size 0"), e.getMessage());
+    }
+
+    @Test
+    void cumSumForwardReverseExclusiveAndNegativeAxis() {
+        Op op = Op.builder(0, OpKind.PartitaCumSum).inputs(f32(0, 2, 3), s64(1)).output(f32(2, 2, 3)).build();
+        near(new double[] {1, -1, 2, -4, 1, -5}, OpRunner.run(op, R23, new double[] {1}).get(0));
+        near(new double[] {1, -2, 3, -3, 3, -3}, OpRunner.run(op, R23, new double[] {-2}).get(0));
+        Op rev = Op.builder(0, OpKind.PartitaCumSum).inputs(f32(0, 2, 3), s64(1)).output(f32(2, 2, 3))
+                .attr("exclusive", true).attr("reverse", true).build();
+        near(new double[] {1, 3, 0, -1, -6, 0}, OpRunner.run(rev, R23, new double[] {1}).get(0));
+        PartitaException e = assertThrows(PartitaException.class, () -> OpRunner.run(op, R23, new double[] {2}));
+        assertTrue(e.getMessage().contains("PartitaCumSum") && e.getMessage().contains("axis 2"), e.getMessage());
+    }
+
+    @Test
+    void floorAndCeil() {
+        double[] x = {-1.5, -0.5, 0, 0.5, 2, 2.25};
+        Op fl = Op.builder(0, OpKind.PartitaFloor).input(f32(0, 6)).output(f32(1, 6)).build();
+        near(new double[] {-2, -1, 0, 0, 2, 2}, OpRunner.run(fl, x).get(0));
+        Op ce = Op.builder(0, OpKind.PartitaCeil).input(f32(0, 6)).output(f32(1, 6)).build();
+        near(new double[] {-1, -0.0, 0, 1, 2, 3}, OpRunner.run(ce, x).get(0));
+    }
+
     @Test
     void everyExtensionKindHasASchemaAKernelAndIsMarkedAsExtension() {
         for (OpKind k : new OpKind[] {OpKind.PartitaArgMax, OpKind.PartitaArgMin, OpKind.PartitaReduce,
             OpKind.PartitaGather, OpKind.PartitaGatherElements, OpKind.PartitaCompare, OpKind.PartitaSlice,
             OpKind.PartitaSplit, OpKind.PartitaPad, OpKind.PartitaTile, OpKind.PartitaExpand, OpKind.PartitaResize,
-            OpKind.PartitaCopy, OpKind.PartitaTopK, OpKind.PartitaSqueeze, OpKind.PartitaUnsqueeze}) {
+            OpKind.PartitaCopy, OpKind.PartitaTopK, OpKind.PartitaSqueeze, OpKind.PartitaUnsqueeze, OpKind.PartitaLRN,
+            OpKind.PartitaCumSum, OpKind.PartitaFloor, OpKind.PartitaCeil}) {
             assertNotNull(OpSchemas.find(k), "schema of " + k);
             assertNotNull(RefOps.find(k), "kernel of " + k);
             assertTrue(k.isPartitaExtension(), k.name());
