@@ -130,7 +130,19 @@ public enum OpKind {
     /** Partita extension: the largest integer not above x, elementwise (ONNX's {@code Floor}). */
     PartitaFloor,
     /** Partita extension: the smallest integer not below x, elementwise (ONNX's {@code Ceil}). */
-    PartitaCeil;
+    PartitaCeil,
+    /**
+     * Partita extension (not in oneDNN's op set): {@code max(src_0, src_1)} elementwise with numpy
+     * broadcasting for integer types (oneDNN's {@code Maximum} takes floating-point types).
+     */
+    PartitaMaximum,
+    /** Partita extension: as {@link #PartitaMaximum}, the minimum. */
+    PartitaMinimum,
+    /**
+     * Partita extension (not in oneDNN's op set): oneDNN's {@code Select} for integer and boolean
+     * values ({@code cond ? src_0 : src_1} with numpy broadcasting). Added for ONNX's {@code Where}.
+     */
+    PartitaSelect;
 
     private static final Map<String, OpKind> BY_SPELLING = new HashMap<>();
 

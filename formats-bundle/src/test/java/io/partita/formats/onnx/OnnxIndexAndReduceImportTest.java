@@ -465,4 +465,25 @@ class OnnxIndexAndReduceImportTest {
                 list(valueInfo("x", FLOAT, 2, 2)), list(valueInfo("y", FLOAT, 2, 2), valueInfo("m", 9, 2, 2)));
         assertEquals(List.of(OpKind.Reorder, OpKind.PartitaCopy), kinds(drop));
     }
+
+    @Test
+    void integerMaxMinWhereClipAndBooleanReduceUseExtensionOps() {
+        int int32 = 6;
+        OnnxModel max = read(13, list(node("Max", List.of("a", "b"), List.of("y"))), list(),
+                list(valueInfo("a", int32, 3), valueInfo("b", int32, 3)), list(valueInfo("y", int32, 3)));
+        assertEquals(List.of(OpKind.PartitaMaximum), kinds(max));
+        OnnxModel fmax = read(13, list(node("Max", List.of("a", "b"), List.of("y"))), list(),
+                list(valueInfo("a", FLOAT, 3), valueInfo("b", FLOAT, 3)), list(valueInfo("y", FLOAT, 3)));
+        assertEquals(List.of(OpKind.Maximum), kinds(fmax));
+        OnnxModel where = read(16, list(node("Where", List.of("c", "a", "b"), List.of("y"))), list(),
+                list(valueInfo("c", 9, 3), valueInfo("a", INT64, 3), valueInfo("b", INT64, 3)),
+                list(valueInfo("y", INT64, 3)));
+        assertEquals(List.of(OpKind.PartitaSelect), kinds(where));
+        OnnxModel clip = read(13, list(node("Clip", List.of("x", "lo"), List.of("y"))),
+                list(), list(valueInfo("x", int32, 3), valueInfo("lo", int32)), list(valueInfo("y", int32, 3)));
+        assertEquals(List.of(OpKind.PartitaMaximum), kinds(clip));
+        OnnxModel any = read(20, list(node("ReduceMax", List.of("x"), List.of("y"), intAttr("keepdims", 0))), list(),
+                list(valueInfo("x", 9, 2, 3)), list(valueInfo("y", 9)));
+        assertEquals(List.of(OpKind.PartitaReduce), kinds(any));
+    }
 }

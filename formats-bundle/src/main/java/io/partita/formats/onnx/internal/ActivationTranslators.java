@@ -170,13 +170,21 @@ final class ActivationTranslators {
      */
     private static void clip(ImportContext ctx) {
         LogicalTensor x = ctx.input(0);
-        if (ctx.opVersion() >= 11 && (runtimeBound(ctx, 1) || runtimeBound(ctx, 2) || constantBoundsCross(ctx))) {
+        DataType dt = x.dataType();
+        boolean integer = dt != DataType.F32 && dt != DataType.BF16 && dt != DataType.F16;
+        if (ctx.opVersion() >= 11 && (integer || runtimeBound(ctx, 1) || runtimeBound(ctx, 2)
+                || constantBoundsCross(ctx))) {
             LogicalTensor y = x;
+            if (!ctx.hasInput(1) && !ctx.hasInput(2)) {
+                y = ctx.emit1(integer ? OpKind.PartitaCopy : OpKind.Reorder, List.of(y), dt, b -> { });
+            }
             if (ctx.hasInput(1)) {
-                y = ctx.emit1(OpKind.Maximum, List.of(y, scalarBound(ctx, 1, "min")), x.dataType(), b -> { });
+                y = ctx.emit1(ElementwiseTranslators.minMaxKind(OpKind.Maximum, dt),
+                        List.of(y, scalarBound(ctx, 1, "min")), dt, b -> { });
             }
             if (ctx.hasInput(2)) {
-                y = ctx.emit1(OpKind.Minimum, List.of(y, scalarBound(ctx, 2, "max")), x.dataType(), b -> { });
+                y = ctx.emit1(ElementwiseTranslators.minMaxKind(OpKind.Minimum, dt),
+                        List.of(y, scalarBound(ctx, 2, "max")), dt, b -> { });
             }
             ctx.setOutput(0, y);
             return;

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.NavigableMap;
 
 import io.partita.formats.onnx.OnnxTensor;
+import io.partita.graph.DataType;
 import io.partita.graph.LogicalTensor;
 import io.partita.graph.OpKind;
 
@@ -124,9 +125,19 @@ final class ElementwiseTranslators {
     }
 
     /** Max, Min, Sum take 1 or more inputs: a chain of binary ops (each broadcasting). */
-    static NodeTranslator variadic(OpKind kind) {
+    /** oneDNN's Maximum / Minimum for floating-point types, the Partita extension op for integer ones. */
+    static OpKind minMaxKind(OpKind kind, DataType dt) {
+        if (dt == DataType.F32 || dt == DataType.BF16 || dt == DataType.F16 || (kind != OpKind.Maximum
+                && kind != OpKind.Minimum)) {
+            return kind;
+        }
+        return kind == OpKind.Maximum ? OpKind.PartitaMaximum : OpKind.PartitaMinimum;
+    }
+
+    static NodeTranslator variadic(OpKind floatKind) {
         return ctx -> {
             LogicalTensor acc = ctx.input(0);
+            OpKind kind = minMaxKind(floatKind, acc.dataType());
             if (ctx.inputCount() == 1) {
                 // One input: the result is the input; keep it an op's output so it can be a graph output.
                 acc = ctx.emit1(OpKind.Reorder, List.of(acc), acc.dataType(), b -> { });
@@ -210,6 +221,9 @@ final class ElementwiseTranslators {
         LogicalTensor a = ctx.input(1);
         LogicalTensor b = ctx.input(2);
         requireSameType(ctx, a, b);
-        ctx.setOutput(0, ctx.emit1(OpKind.Select, List.of(c, a, b), a.dataType(), x -> { }));
+        DataType dt = a.dataType();
+        OpKind kind = dt == DataType.F32 || dt == DataType.BF16 || dt == DataType.F16 ? OpKind.Select
+                : OpKind.PartitaSelect;
+        ctx.setOutput(0, ctx.emit1(kind, List.of(c, a, b), a.dataType(), x -> { }));
     }
 }

@@ -371,7 +371,9 @@ final class PoolNormTranslators {
             }
             if (runtimeAxes == null && axes.length == 0) {
                 if (noop) {
-                    ctx.setOutput(0, ctx.emit1(OpKind.Reorder, List.of(x), x.dataType(), b -> { }));
+                    DataType xt0 = x.dataType();
+                    boolean fl = xt0 == DataType.F32 || xt0 == DataType.BF16 || xt0 == DataType.F16;
+                    ctx.setOutput(0, ctx.emit1(fl ? OpKind.Reorder : OpKind.PartitaCopy, List.of(x), xt0, b -> { }));
                     return;
                 }
                 axes = new long[xd.length];
@@ -384,7 +386,9 @@ final class PoolNormTranslators {
                 norm.add(ax < 0 ? ax + xd.length : ax);
             }
             long[] normAxes = norm.stream().mapToLong(Long::longValue).toArray();
-            if (kind != null && runtimeAxes == null) {
+            DataType xt = x.dataType();
+            boolean floating = xt == DataType.F32 || xt == DataType.BF16 || xt == DataType.F16;
+            if (kind != null && runtimeAxes == null && floating) {
                 ctx.setOutput(0, ctx.emit1(kind, List.of(x), x.dataType(),
                         b -> b.attr("axes", normAxes).attr("keep_dims", keep)));
                 return;

@@ -34,6 +34,9 @@ public final class ExtensionKernels {
         r.accept(OpKind.PartitaResize, ExtensionKernels::resize);
         r.accept(OpKind.PartitaTopK, ExtensionKernels::topK);
         r.accept(OpKind.PartitaLRN, ExtensionKernels::lrn);
+        r.accept(OpKind.PartitaMaximum, BinaryKernels.binary(Math::max));
+        r.accept(OpKind.PartitaMinimum, BinaryKernels.binary(Math::min));
+        r.accept(OpKind.PartitaSelect, BinaryKernels::select);
         r.accept(OpKind.PartitaCumSum, ExtensionKernels::cumSum);
         r.accept(OpKind.PartitaFloor, ctx -> unary(ctx, Math::floor));
         r.accept(OpKind.PartitaCeil, ctx -> unary(ctx, Math::ceil));

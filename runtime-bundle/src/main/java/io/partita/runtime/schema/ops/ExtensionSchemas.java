@@ -55,7 +55,7 @@ public final class ExtensionSchemas {
                     .build());
         }
         r.accept(OpSchemaImpl.builder(OpKind.PartitaReduce)
-                .typeVar("T", DataType.F32, DataType.BF16, DataType.F16)
+                .typeVar("T", DataType.F32, DataType.BF16, DataType.F16, DataType.BOOLEAN)
                 .input("src", "T")
                 .input("axes", INDEX_TYPES, ValueDomain.AXES)
                 .output("dst", "T")
@@ -192,6 +192,25 @@ public final class ExtensionSchemas {
                     })
                     .build());
         }
+        for (OpKind kind : new OpKind[] {OpKind.PartitaMaximum, OpKind.PartitaMinimum}) {
+            r.accept(OpSchemaImpl.builder(kind)
+                    .typeVar("T", VALUE_TYPES)
+                    .input("src_0", "T")
+                    .input("src_1", "T")
+                    .output("dst", "T")
+                    .attr("auto_broadcast", "numpy", "none", "numpy")
+                    .shape(ctx -> ctx.setOutput(0, ShapeRules.autoBroadcast(ctx, 0, 1)))
+                    .build());
+        }
+        r.accept(OpSchemaImpl.builder(OpKind.PartitaSelect)
+                .typeVar("T", VALUE_TYPES_AND_BOOLEAN)
+                .input("cond", Set.of(DataType.BOOLEAN), ValueDomain.BOOLEAN)
+                .input("src_0", "T")
+                .input("src_1", "T")
+                .output("dst", "T")
+                .attr("auto_broadcast", "numpy", "none", "numpy")
+                .shape(BinarySchemas::inferSelect)
+                .build());
         r.accept(OpSchemaImpl.builder(OpKind.PartitaSlice)
                 .typeVar("T", VALUE_TYPES)
                 .input("src", "T")
@@ -819,6 +838,11 @@ public final class ExtensionSchemas {
     }
 
     private static void checkAxesInput(Op op) {
+        String mode = op.stringAttr("mode");
+        if (op.input(0).dataType() == DataType.BOOLEAN && !mode.equals("max") && !mode.equals("min")) {
+            throw new InvalidGraphException(op.id(), op.describe() + ": mode " + mode + " on boolean src; expected "
+                    + "max or min (any / all)");
+        }
         long[] d = op.input(1).dims();
         if (d != null && d.length != 1) {
             throw new InvalidGraphException(op.id(), op.describe() + ": input axes (tensor " + op.input(1).id()

@@ -584,13 +584,47 @@ class ExtensionKernelsTest {
         near(new double[] {-1, -0.0, 0, 1, 2, 3}, OpRunner.run(ce, x).get(0));
     }
 
+    // ---------------------------------------------------------------- integer Maximum / Minimum / Select
+
+    @Test
+    void integerMaximumMinimumAndSelectWithBroadcasting() {
+        LogicalTensor a = LogicalTensor.of(0, DataType.S32, 2, 2);
+        LogicalTensor b = LogicalTensor.of(1, DataType.S32, 2);
+        Op max = Op.builder(0, OpKind.PartitaMaximum).inputs(a, b).output(LogicalTensor.of(2, DataType.S32, 2, 2))
+                .build();
+        assertArrayEquals(new double[] {5, 7, 5, 9}, OpRunner.run(max, new double[] {-3, 7, 5, 9},
+                new double[] {5, -1}).get(0));
+        Op min = Op.builder(0, OpKind.PartitaMinimum).inputs(a, b).output(LogicalTensor.of(2, DataType.S32, 2, 2))
+                .build();
+        assertArrayEquals(new double[] {-3, -1, 5, -1}, OpRunner.run(min, new double[] {-3, 7, 5, 9},
+                new double[] {5, -1}).get(0));
+        Op sel = Op.builder(0, OpKind.PartitaSelect).inputs(LogicalTensor.of(0, DataType.BOOLEAN, 2),
+                LogicalTensor.of(1, DataType.S64, 2, 2), LogicalTensor.of(2, DataType.S64, 1))
+                .output(LogicalTensor.of(3, DataType.S64, 2, 2)).build();
+        assertArrayEquals(new double[] {1L << 40, 0, 3, 0}, OpRunner.run(sel, new double[] {1, 0},
+                new double[] {1L << 40, 2, 3, 4}, new double[] {0}).get(0));
+    }
+
+    @Test
+    void booleanReduceMaxIsAnyAndOtherModesAreRefused() {
+        Op any = Op.builder(0, OpKind.PartitaReduce).inputs(LogicalTensor.of(0, DataType.BOOLEAN, 2, 2), s64(1, 1))
+                .output(LogicalTensor.of(2, DataType.BOOLEAN, 2, 1)).attr("mode", "max").build();
+        assertArrayEquals(new double[] {1, 0}, runDynamic(any, new long[] {2, 1}, new double[] {0, 1, 0, 0}, d(1)));
+        Op sum = Op.builder(0, OpKind.PartitaReduce).inputs(LogicalTensor.of(0, DataType.BOOLEAN, 2, 2), s64(1, 1))
+                .output(LogicalTensor.of(2, DataType.BOOLEAN, 2, 1)).attr("mode", "sum").build();
+        PartitaException e = assertThrows(PartitaException.class, () -> runDynamic(sum, new long[] {2, 1},
+                new double[] {0, 1, 0, 0}, d(1)));
+        assertTrue(e.getMessage().contains("boolean"), e.getMessage());
+    }
+
     @Test
     void everyExtensionKindHasASchemaAKernelAndIsMarkedAsExtension() {
         for (OpKind k : new OpKind[] {OpKind.PartitaArgMax, OpKind.PartitaArgMin, OpKind.PartitaReduce,
             OpKind.PartitaGather, OpKind.PartitaGatherElements, OpKind.PartitaCompare, OpKind.PartitaSlice,
             OpKind.PartitaSplit, OpKind.PartitaPad, OpKind.PartitaTile, OpKind.PartitaExpand, OpKind.PartitaResize,
             OpKind.PartitaCopy, OpKind.PartitaTopK, OpKind.PartitaSqueeze, OpKind.PartitaUnsqueeze, OpKind.PartitaLRN,
-            OpKind.PartitaCumSum, OpKind.PartitaFloor, OpKind.PartitaCeil}) {
+            OpKind.PartitaCumSum, OpKind.PartitaFloor, OpKind.PartitaCeil, OpKind.PartitaMaximum, OpKind.PartitaMinimum,
+            OpKind.PartitaSelect}) {
             assertNotNull(OpSchemas.find(k), "schema of " + k);
             assertNotNull(RefOps.find(k), "kernel of " + k);
             assertTrue(k.isPartitaExtension(), k.name());
