@@ -486,4 +486,33 @@ class OnnxIndexAndReduceImportTest {
                 list(valueInfo("x", 9, 2, 3)), list(valueInfo("y", 9)));
         assertEquals(List.of(OpKind.PartitaReduce), kinds(any));
     }
+
+    private static Op convTranspose(OnnxBytes... attrs) {
+        float[] w = new float[9];
+        java.util.Arrays.fill(w, 1);
+        return read(22, list(node("ConvTranspose", List.of("x", "w"), List.of("y"), attrs)),
+                list(floatTensor("w", new long[] {1, 1, 3, 3}, w)), list(valueInfo("x", FLOAT, 1, 1, 3, 3)),
+                list(valueInfo("y", FLOAT, 1, 1, 6, 6))).graph().ops().get(0);
+    }
+
+    @Test
+    void convTransposeOutputShapeAndSamePadsFollowOnnxsSplit() {
+        // total padding per dim: 2 * (3 - 1) + 3 - out
+        Op upper = convTranspose(intsAttr("strides", 2, 2), stringAttr("auto_pad", "SAME_UPPER"));
+        assertArrayEquals(new long[] {0, 0}, upper.longsAttr("pads_begin"));
+        assertArrayEquals(new long[] {1, 1}, upper.longsAttr("pads_end"));
+        Op lower = convTranspose(intsAttr("strides", 2, 2), stringAttr("auto_pad", "SAME_LOWER"));
+        assertArrayEquals(new long[] {1, 1}, lower.longsAttr("pads_begin"));
+        assertArrayEquals(new long[] {0, 0}, lower.longsAttr("pads_end"));
+        // output 8 needs total -1: the end is extended by output_padding
+        Op shape = convTranspose(intsAttr("strides", 2, 2), intsAttr("output_shape", 8, 7));
+        assertArrayEquals(new long[] {0, 0}, shape.longsAttr("pads_begin"));
+        assertArrayEquals(new long[] {0, 0}, shape.longsAttr("pads_end"));
+        assertArrayEquals(new long[] {1, 0}, shape.longsAttr("output_padding"));
+        assertArrayEquals(new long[] {1, 1, 8, 7}, shape.output(0).dims());
+        UnsupportedOnnxException e = assertThrows(UnsupportedOnnxException.class,
+                () -> convTranspose(intsAttr("strides", 2, 2), intsAttr("output_shape", 10, 7)));
+        assertTrue(e.getMessage().contains("ConvTranspose") && e.getMessage().contains("at the beginning"),
+                e.getMessage());
+    }
 }
