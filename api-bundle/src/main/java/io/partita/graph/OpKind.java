@@ -43,7 +43,106 @@ public enum OpKind {
      * broadcasting, the exponent a tensor (oneDNN's {@code Pow} takes a constant {@code beta}).
      * Added for ONNX's {@code Pow} with a non-constant or non-uniform exponent.
      */
-    PartitaPow;
+    PartitaPow,
+    /**
+     * Partita extension (not in oneDNN's op set): the s64 index of the largest value of src along
+     * {@code axis} (the first one, or the last with {@code select_last_index}); {@code keep_dims}.
+     * Added for ONNX's {@code ArgMax}.
+     */
+    PartitaArgMax,
+    /** Partita extension: as {@link #PartitaArgMax}, the smallest value. Added for ONNX's {@code ArgMin}. */
+    PartitaArgMin,
+    /**
+     * Partita extension (not in oneDNN's op set): a reduction (attribute {@code mode}: sum, mean, max,
+     * min, prod, l1, l2, sum_square, log_sum, log_sum_exp) over the axes given by the s32/s64 input
+     * {@code axes}, which may be known only at execution; empty axes reduce every axis. Added for
+     * ONNX's Reduce* with run-time axes and the reductions oneDNN lacks.
+     */
+    PartitaReduce,
+    /**
+     * Partita extension (not in oneDNN's op set): ONNX's {@code Gather} with a run-time s32/s64
+     * {@code indices} tensor (negative indices count from the end of {@code axis}).
+     */
+    PartitaGather,
+    /** Partita extension: ONNX's {@code GatherElements} with a run-time indices tensor. */
+    PartitaGatherElements,
+    /**
+     * Partita extension (not in oneDNN's op set): the boolean {@code src_0 MODE src_1} elementwise
+     * with numpy broadcasting, attribute {@code mode} less, less_equal, greater, greater_equal or
+     * equal. Added for ONNX's Less, LessOrEqual, Greater, GreaterOrEqual and Equal.
+     */
+    PartitaCompare,
+    /**
+     * Partita extension (not in oneDNN's op set): ONNX's {@code Slice} (10+) with s32/s64 inputs
+     * {@code starts}, {@code ends}, {@code axes}, {@code steps}, which may be known only at execution.
+     */
+    PartitaSlice,
+    /**
+     * Partita extension: part {@code index} of ONNX's {@code Split} along {@code axis}, the part sizes
+     * from the optional input {@code split} or {@code num_outputs} parts (the last one smaller).
+     */
+    PartitaSplit,
+    /**
+     * Partita extension: ONNX's {@code Pad} (mode constant, reflect, edge or wrap) with the s64 input
+     * {@code pads} (begins then ends, per axis of the optional input {@code axes}, all when absent;
+     * negative pads crop) and the scalar input {@code value}.
+     */
+    PartitaPad,
+    /** Partita extension: ONNX's {@code Tile}, the s64 input {@code repeats} per axis. */
+    PartitaTile,
+    /** Partita extension: ONNX's {@code Expand}, src broadcast with the s64 input {@code shape} (numpy rules). */
+    PartitaExpand,
+    /**
+     * Partita extension (not in oneDNN's op set): ONNX's {@code Resize} (11-19): nearest (four
+     * rounding modes), linear and cubic interpolation, with antialias, exclude_outside, every
+     * coordinate transformation mode and keep_aspect_ratio_policy; the output size from the
+     * attribute {@code scales} or the s32/s64 input {@code sizes} (known only at execution too); the
+     * optional f32 input {@code roi} for tf_crop_and_resize.
+     */
+    PartitaResize,
+    /**
+     * Partita extension (not in oneDNN's op set): a copy of src, of any data type (oneDNN's
+     * {@code Reorder} takes floating-point types only). Used for ONNX graph outputs that are
+     * integer or boolean constants or graph inputs.
+     */
+    PartitaCopy,
+    /**
+     * Partita extension (not in oneDNN's op set): the {@code k} largest (or smallest) values along
+     * {@code axis} and their s64 indices, sorted, equal values in index order; {@code k} an s32/s64
+     * input. Added for ONNX's {@code TopK}.
+     */
+    PartitaTopK,
+    /** Partita extension: ONNX's {@code Squeeze} with s32/s64 {@code axes} known only at execution. */
+    PartitaSqueeze,
+    /** Partita extension: ONNX's {@code Unsqueeze} with s32/s64 {@code axes} known only at execution. */
+    PartitaUnsqueeze,
+    /**
+     * Partita extension (not in oneDNN's op set): local response normalization across channels (axis
+     * 1), ONNX's {@code LRN}: {@code x / (bias + alpha / size * sum of x^2 over the size channels
+     * around)^beta}.
+     */
+    PartitaLRN,
+    /**
+     * Partita extension: ONNX's {@code CumSum} along the axis given by the integer scalar input
+     * {@code axis} (attributes {@code exclusive}, {@code reverse}).
+     */
+    PartitaCumSum,
+    /** Partita extension: the largest integer not above x, elementwise (ONNX's {@code Floor}). */
+    PartitaFloor,
+    /** Partita extension: the smallest integer not below x, elementwise (ONNX's {@code Ceil}). */
+    PartitaCeil,
+    /**
+     * Partita extension (not in oneDNN's op set): {@code max(src_0, src_1)} elementwise with numpy
+     * broadcasting for integer types (oneDNN's {@code Maximum} takes floating-point types).
+     */
+    PartitaMaximum,
+    /** Partita extension: as {@link #PartitaMaximum}, the minimum. */
+    PartitaMinimum,
+    /**
+     * Partita extension (not in oneDNN's op set): oneDNN's {@code Select} for integer and boolean
+     * values ({@code cond ? src_0 : src_1} with numpy broadcasting). Added for ONNX's {@code Where}.
+     */
+    PartitaSelect;
 
     private static final Map<String, OpKind> BY_SPELLING = new HashMap<>();
 
@@ -66,7 +165,7 @@ public enum OpKind {
 
     /** Whether this kind is a Partita extension, absent from oneDNN's op set. */
     public boolean isPartitaExtension() {
-        return this == PartitaErf || this == PartitaPow;
+        return name().startsWith("Partita");
     }
 
     /** The kind as written in oneDNN graph JSON files. */

@@ -9,6 +9,7 @@ import io.partita.backend.reference.ops.BinaryKernels;
 import io.partita.backend.reference.ops.ConvPoolKernels;
 import io.partita.backend.reference.ops.DataMovementKernels;
 import io.partita.backend.reference.ops.EltwiseKernels;
+import io.partita.backend.reference.ops.ExtensionKernels;
 import io.partita.backend.reference.ops.MatMulKernels;
 import io.partita.backend.reference.ops.NormReduceKernels;
 import io.partita.graph.OpKind;
@@ -33,6 +34,7 @@ public final class RefOps {
         NormReduceKernels.register(add);
         DataMovementKernels.register(add);
         MatMulKernels.register(add);
+        ExtensionKernels.register(add);
         return m;
     }
 

@@ -122,11 +122,43 @@ public final class RandomInputs {
                 domain = stronger(domain, d);
             }
         }
-        if (domain == ValueDomain.SHAPE || domain == ValueDomain.AXES) {
+        long indexBound = gatherIndexBound(lt, ops);
+        if (indexBound > 0) {
+            // Indices of a gather: seeded values in range, so random inputs never index outside the data.
+            SplittableRandom r = new SplittableRandom(seed);
+            double[] v = new double[Math.toIntExact(lt.elementCount())];
+            for (int i = 0; i < v.length; i++) {
+                v[i] = r.nextLong(indexBound);
+            }
+            tensor.copyFrom(v);
+        } else if (domain == ValueDomain.SHAPE || domain == ValueDomain.AXES) {
             tensor.copyFrom(domain == ValueDomain.SHAPE ? shapeValues(lt, shapeConsumer) : reducedAxes(lt, shapeConsumer));
         } else {
             fillRandom(tensor, domain, seed);
         }
+    }
+
+    /**
+     * The smallest data dim along the gather axis over the PartitaGather / PartitaGatherElements ops
+     * that read {@code lt} as their indices, or 0 when none does (or a dim is not concrete).
+     */
+    private static long gatherIndexBound(LogicalTensor lt, List<Op> ops) {
+        long bound = Long.MAX_VALUE;
+        for (Op op : ops) {
+            if ((op.kind() == OpKind.PartitaGather || op.kind() == OpKind.PartitaGatherElements)
+                    && op.inputs().size() > 1 && op.input(1).id() == lt.id()) {
+                long[] d = op.input(0).dims();
+                if (d == null || d.length == 0) {
+                    return 0;
+                }
+                long n = d[(int) Math.floorMod(op.longAttr("axis"), d.length)];
+                if (n <= 0) {
+                    return 0;
+                }
+                bound = Math.min(bound, n);
+            }
+        }
+        return bound == Long.MAX_VALUE ? 0 : bound;
     }
 
     /**

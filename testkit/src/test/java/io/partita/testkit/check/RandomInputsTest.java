@@ -87,4 +87,22 @@ class RandomInputsTest {
                     && java.util.Arrays.stream(expected).distinct().count() == expected.length, "seeded values in [-1, 1)");
         }
     }
+
+    @Test
+    void gatherIndicesAreDrawnWithinTheGatheredAxis() {
+        GraphRuntime rt = GraphRuntime.referenceOnly();
+        Graph g = rt.createGraph(EngineKind.CPU);
+        g.add(Op.builder(0, OpKind.PartitaGather).inputs(f32(0, 2, 7), LogicalTensor.of(1, DataType.S64, 50))
+                .output(f32(2, 2, 50)).attr("axis", -1L).build());
+        g.finalizeGraph();
+        try (Arena arena = Arena.ofConfined()) {
+            double[] idx = RandomInputs.forGraph(rt, g, CPU, arena, 3).get(1L).toDoubleArray();
+            boolean sawNonZero = false;
+            for (double v : idx) {
+                assertTrue(v >= 0 && v < 7 && v == Math.rint(v), "index " + v);
+                sawNonZero |= v != 0;
+            }
+            assertTrue(sawNonZero);
+        }
+    }
 }

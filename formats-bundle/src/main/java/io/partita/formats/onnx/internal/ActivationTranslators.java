@@ -48,10 +48,6 @@ final class ActivationTranslators {
         Translators.add(m, "Clip", v(6, 11, 12, 13), ActivationTranslators::clip);
         // Dropout 6: is_test / ratio attributes; 7, 10: ratio; from 12: ratio / training_mode inputs.
         Translators.add(m, "Dropout", v(6, 7, 10, 12, 13, 22), ActivationTranslators::dropout);
-        Translators.add(m, "Gather", v(1, 11, 13), ctx -> {
-            throw ctx.unsupported("data or indices known only at execution: oneDNN's op set has no gather "
-                    + "(a Gather of constants is computed at import)");
-        });
     }
 
     private static void alpha(ImportContext ctx, OpKind kind, float def) {
@@ -130,6 +126,28 @@ final class ActivationTranslators {
         ctx.setOutput(0, ctx.emit1(OpKind.Divide, List.of(x, d), dt, b -> { }));
     }
 
+    private static boolean runtimeBound(ImportContext ctx, int input) {
+        return ctx.hasInput(input) && !ctx.isConstant(input);
+    }
+
+    private static boolean constantBoundsCross(ImportContext ctx) {
+        return ctx.hasInput(1) && ctx.hasInput(2) && bound(ctx, 1, "min", 0) > bound(ctx, 2, "max", 0);
+    }
+
+    /** A bound input, checked to be a scalar (one element). */
+    private static LogicalTensor scalarBound(ImportContext ctx, int input, String name) {
+        long[] d = ctx.inputDims(input);
+        long n = 1;
+        for (long k : d == null ? new long[] {-1} : d) {
+            n *= k;
+        }
+        if (n != 1) {
+            throw ctx.invalid(name + " (input " + input + ") has dims " + LogicalTensor.dimsToString(d)
+                    + "; expected a scalar");
+        }
+        return ctx.input(input);
+    }
+
     private static float bound(ImportContext ctx, int input, String name, float def) {
         if (!ctx.hasInput(input)) {
             return def;
@@ -145,9 +163,32 @@ final class ActivationTranslators {
         return (float) v[0];
     }
 
-    /** Clip as Clamp with constant bounds; an absent bound is infinite (from 11) or the float range (6). */
+    /**
+     * Clip as Clamp with constant bounds; an absent bound is infinite (from 11) or the float range (6).
+     * From 11, a bound known only at execution (or min above max) gives Minimum(Maximum(x, min), max),
+     * ONNX's definition (min above max then gives max).
+     */
     private static void clip(ImportContext ctx) {
         LogicalTensor x = ctx.input(0);
+        DataType dt = x.dataType();
+        boolean integer = dt != DataType.F32 && dt != DataType.BF16 && dt != DataType.F16;
+        if (ctx.opVersion() >= 11 && (integer || runtimeBound(ctx, 1) || runtimeBound(ctx, 2)
+                || constantBoundsCross(ctx))) {
+            LogicalTensor y = x;
+            if (!ctx.hasInput(1) && !ctx.hasInput(2)) {
+                y = ctx.emit1(integer ? OpKind.PartitaCopy : OpKind.Reorder, List.of(y), dt, b -> { });
+            }
+            if (ctx.hasInput(1)) {
+                y = ctx.emit1(ElementwiseTranslators.minMaxKind(OpKind.Maximum, dt),
+                        List.of(y, scalarBound(ctx, 1, "min")), dt, b -> { });
+            }
+            if (ctx.hasInput(2)) {
+                y = ctx.emit1(ElementwiseTranslators.minMaxKind(OpKind.Minimum, dt),
+                        List.of(y, scalarBound(ctx, 2, "max")), dt, b -> { });
+            }
+            ctx.setOutput(0, y);
+            return;
+        }
         float lo;
         float hi;
         if (ctx.opVersion() < 11) {
@@ -185,10 +226,15 @@ final class ActivationTranslators {
                 throw ctx.unsupported("training_mode = true (random drops)");
             }
         }
-        if (ctx.hasOutput(1)) {
-            throw ctx.unsupported("output mask (all true in inference) is not supported");
-        }
         LogicalTensor x = ctx.input(0);
+        if (ctx.hasOutput(1)) {
+            // Inference keeps every element: the mask is a constant of trues with X's dims.
+            long[] xd = ctx.rankedDims(x, "data");
+            double[] ones = new double[(int) ctx.foldedCount(xd, "the mask")];
+            java.util.Arrays.fill(ones, 1);
+            ctx.setConstantOutput(1, io.partita.formats.onnx.OnnxTensor.of("mask", io.partita.graph.DataType.BOOLEAN,
+                    xd, ones));
+        }
         ctx.setOutput(0, ctx.emit1(OpKind.Reorder, List.of(x), x.dataType(), b -> { }));
     }
 }

@@ -19,7 +19,7 @@ import io.partita.graph.LogicalTensor;
 final class ConstantFolder {
     /** The folds that compute on their inputs' values (the others only relabel dims). */
     private static final java.util.Set<String> COMPUTED = java.util.Set.of("Slice", "Concat", "Cast", "CastLike",
-            "Add", "Sub", "Mul", "Div", "Neg", "Sqrt", "Reciprocal", "Gather");
+            "Add", "Sub", "Mul", "Div", "Neg", "Sqrt", "Reciprocal", "Gather", "Range");
 
     private ConstantFolder() {
     }
@@ -59,6 +59,7 @@ final class ConstantFolder {
             case "Unsqueeze" -> withDims(ctx.constant(0), ShapeTranslators.unsqueezeDims(ctx, ctx.constant(0).dims(),
                     ShapeTranslators.unsqueezeAxes(ctx)));
             case "Gather" -> gather(ctx);
+            case "Range" -> range(ctx);
             case "Add" -> binary(ctx, Double::sum);
             case "Sub" -> binary(ctx, (a, b) -> a - b);
             case "Mul" -> binary(ctx, (a, b) -> a * b);
@@ -199,6 +200,39 @@ final class ConstantFolder {
     }
 
     /** Gather of constants (shape arithmetic: Shape -> Gather): numpy's take along an axis. */
+    /**
+     * Range (11): start + i * delta for i in [0, max(ceil((limit - start) / delta), 0)); start, limit
+     * and delta are scalars of one type. Integer arithmetic is exact in double below 2^53.
+     */
+    private static OnnxTensor range(ImportContext ctx) {
+        String[] names = {"start", "limit", "delta"};
+        double[] v = new double[3];
+        DataType dt = ctx.constant(0).dataType();
+        for (int i = 0; i < 3; i++) {
+            OnnxTensor t = ctx.constant(i);
+            if (t.elementCount() != 1 || t.dims().length > 1) {
+                throw ctx.invalid(names[i] + " has dims " + io.partita.graph.LogicalTensor.dimsToString(t.dims())
+                        + "; expected a scalar");
+            }
+            if (t.dataType() != dt) {
+                throw ctx.invalid(names[i] + " is " + t.dataType() + " but start is " + dt
+                        + "; expected one data type");
+            }
+            v[i] = t.toDoubleArray()[0];
+        }
+        if (v[2] == 0 || !Double.isFinite(v[0]) || !Double.isFinite(v[1]) || !Double.isFinite(v[2])) {
+            throw ctx.invalid("start " + v[0] + ", limit " + v[1] + ", delta " + v[2]
+                    + ": expected finite values and a delta other than 0");
+        }
+        long n = (long) Math.max(Math.ceil((v[1] - v[0]) / v[2]), 0);
+        long[] dims = {n};
+        double[] out = new double[(int) ctx.foldedCount(dims, "the output")];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = v[0] + i * v[2];
+        }
+        return encode(dt, dims, out, ctx.constant(0));
+    }
+
     private static OnnxTensor gather(ImportContext ctx) {
         OnnxTensor data = ctx.constant(0);
         OnnxTensor indices = ctx.constant(1);

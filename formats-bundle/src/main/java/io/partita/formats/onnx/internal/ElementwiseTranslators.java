@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.NavigableMap;
 
 import io.partita.formats.onnx.OnnxTensor;
+import io.partita.graph.DataType;
 import io.partita.graph.LogicalTensor;
 import io.partita.graph.OpKind;
 
@@ -29,6 +30,7 @@ final class ElementwiseTranslators {
         Translators.add(m, "Max", v(6, 8, 12, 13), variadic(OpKind.Maximum));
         Translators.add(m, "Min", v(6, 8, 12, 13), variadic(OpKind.Minimum));
         Translators.add(m, "Sum", v(6, 8, 13), variadic(OpKind.Add));
+        Translators.add(m, "Mean", v(6, 8, 13), ElementwiseTranslators::mean);
         Translators.add(m, "Relu", v(6, 13, 14), unary(OpKind.ReLU));
         Translators.add(m, "Sigmoid", v(6, 13), unary(OpKind.Sigmoid));
         Translators.add(m, "Tanh", v(6, 13), unary(OpKind.Tanh));
@@ -123,9 +125,19 @@ final class ElementwiseTranslators {
     }
 
     /** Max, Min, Sum take 1 or more inputs: a chain of binary ops (each broadcasting). */
-    static NodeTranslator variadic(OpKind kind) {
+    /** oneDNN's Maximum / Minimum for floating-point types, the Partita extension op for integer ones. */
+    static OpKind minMaxKind(OpKind kind, DataType dt) {
+        if (dt == DataType.F32 || dt == DataType.BF16 || dt == DataType.F16 || (kind != OpKind.Maximum
+                && kind != OpKind.Minimum)) {
+            return kind;
+        }
+        return kind == OpKind.Maximum ? OpKind.PartitaMaximum : OpKind.PartitaMinimum;
+    }
+
+    static NodeTranslator variadic(OpKind floatKind) {
         return ctx -> {
             LogicalTensor acc = ctx.input(0);
+            OpKind kind = minMaxKind(floatKind, acc.dataType());
             if (ctx.inputCount() == 1) {
                 // One input: the result is the input; keep it an op's output so it can be a graph output.
                 acc = ctx.emit1(OpKind.Reorder, List.of(acc), acc.dataType(), b -> { });
@@ -187,11 +199,31 @@ final class ElementwiseTranslators {
         ctx.setOutput(0, ctx.emit1(OpKind.PartitaPow, List.of(x, y), x.dataType(), b -> { }));
     }
 
+    /** Mean: the inputs added in order, then divided by their count (ONNX's float arithmetic). */
+    private static void mean(ImportContext ctx) {
+        LogicalTensor acc = ctx.input(0);
+        int n = ctx.inputCount();
+        if (n == 1) {
+            ctx.setOutput(0, ctx.emit1(OpKind.Reorder, List.of(acc), acc.dataType(), b -> { }));
+            return;
+        }
+        for (int i = 1; i < n; i++) {
+            LogicalTensor next = ctx.input(i);
+            requireSameType(ctx, acc, next);
+            acc = ctx.emit1(OpKind.Add, List.of(acc, next), acc.dataType(), b -> { });
+        }
+        ctx.setOutput(0, ctx.emit1(OpKind.Divide, List.of(acc, ctx.scalar(acc.dataType(), n)), acc.dataType(),
+                b -> { }));
+    }
+
     private static void where(ImportContext ctx) {
         LogicalTensor c = ctx.input(0);
         LogicalTensor a = ctx.input(1);
         LogicalTensor b = ctx.input(2);
         requireSameType(ctx, a, b);
-        ctx.setOutput(0, ctx.emit1(OpKind.Select, List.of(c, a, b), a.dataType(), x -> { }));
+        DataType dt = a.dataType();
+        OpKind kind = dt == DataType.F32 || dt == DataType.BF16 || dt == DataType.F16 ? OpKind.Select
+                : OpKind.PartitaSelect;
+        ctx.setOutput(0, ctx.emit1(kind, List.of(c, a, b), a.dataType(), x -> { }));
     }
 }

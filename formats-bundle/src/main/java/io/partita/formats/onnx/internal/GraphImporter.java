@@ -1,6 +1,7 @@
 package io.partita.formats.onnx.internal;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -82,6 +83,11 @@ public final class GraphImporter {
             inputs.put(in.name(), t.id());
             inputPorts.add(t.id());
         }
+        for (ValueInfoProto out : g.outputs()) {
+            if (out.hasShape() && Arrays.stream(out.dims()).allMatch(v -> v >= 0)) {
+                ctx.declareOutputDims(out.name(), out.dims());
+            }
+        }
         for (NodeProto node : g.nodes()) {
             ctx.begin(node);
             translate(ctx, node);
@@ -100,12 +106,16 @@ public final class GraphImporter {
                 ctx.begin(new NodeProto("graph output '" + out.name() + "'", "Identity", "", List.of(out.name()),
                         List.of(out.name()), List.of()));
                 LogicalTensor src = ctx.input(0);
+                // oneDNN's Reorder for floating-point types; the PartitaCopy extension op for the others.
+                DataType st = src.dataType();
+                OpKind copy = st == DataType.F32 || st == DataType.BF16 || st == DataType.F16 ? OpKind.Reorder
+                        : OpKind.PartitaCopy;
                 try {
-                    t = ctx.emit1(OpKind.Reorder, List.of(src), src.dataType(), b -> { });
+                    t = ctx.emit1(copy, List.of(src), src.dataType(), b -> { });
                 } catch (UnsupportedOnnxException e) {
                     throw UnsupportedOnnxException.ofItem("graph output '" + out.name() + "'", opset, "the output is "
                             + (inputIds.contains(src.id()) ? "a graph input" : "a constant") + " of data type "
-                            + src.dataType() + ", copied by a Reorder, which takes f32, bf16 and f16 only");
+                            + src.dataType() + ", which no copy op takes");
                 }
                 ctx.setOutput(0, t);
             }

@@ -43,6 +43,7 @@ public final class ImportContext {
     private final Map<String, LogicalTensor> materialized = new HashMap<>();
     private final Map<Long, OnnxTensor> constantsById = new LinkedHashMap<>();
     private final Map<Long, long[]> knownValues = new HashMap<>();
+    private final Map<String, long[]> declaredDims = new HashMap<>();
     private final List<Op> ops = new ArrayList<>();
     private final Set<OpKind> extensions = new HashSet<>();
     private long nextTensorId = 1;
@@ -187,6 +188,20 @@ public final class ImportContext {
 
     void defineInput(String name, LogicalTensor t) {
         tensors.put(name, t);
+    }
+
+    /** The concrete dims a graph output is declared with (its value info), for ops whose dims depend on floats. */
+    void declareOutputDims(String name, long[] dims) {
+        declaredDims.put(name, dims.clone());
+    }
+
+    /** The declared concrete dims of node output i, or null when it is no graph output declared so. */
+    public long[] declaredOutputDims(int i) {
+        if (!hasOutput(i)) {
+            return null;
+        }
+        long[] d = declaredDims.get(node.outputs().get(i));
+        return d == null ? null : d.clone();
     }
 
     void defineConstant(String name, OnnxTensor value) {

@@ -94,8 +94,8 @@ final class LinearTranslators {
 
     /**
      * ConvTranspose as oneDNN's ConvTranspose with weights IOX ([C, M/group, k...], ONNX's layout).
-     * Explicit pads and output_padding only: output_shape and SAME auto_pad (ONNX's own rules for
-     * where the extra padding goes) are refused.
+     * Explicit pads and output_padding; output_shape and SAME auto_pad through
+     * {@link #convTransposeToShape}.
      */
     private static void convTranspose(ImportContext ctx) {
         LogicalTensor x = ctx.input(0);
@@ -106,16 +106,18 @@ final class LinearTranslators {
             throw ctx.invalid("X " + LogicalTensor.dimsToString(xd) + " and W " + LogicalTensor.dimsToString(wd)
                     + " must have the same rank >= 3 (N, C, spatial...)");
         }
-        if (ctx.hasAttr("output_shape")) {
-            throw ctx.unsupported("attribute output_shape (pads computed from the output shape)");
-        }
         String autoPad = ctx.stringAttr("auto_pad", "NOTSET");
-        if (!autoPad.equals("NOTSET") && !autoPad.equals("VALID")) {
-            throw ctx.unsupported("auto_pad = '" + autoPad + "' (only NOTSET and VALID)");
-        }
         long[] kernel = Spatial.kernel(ctx, Arrays.copyOfRange(wd, 2, wd.length));
-        Spatial s = Spatial.read(ctx, Arrays.copyOfRange(xd, 2, xd.length), kernel);
         long[] outPad = ctx.intsAttr("output_padding", new long[kernel.length]);
+        boolean same = autoPad.equals("SAME_UPPER") || autoPad.equals("SAME_LOWER");
+        if (ctx.hasAttr("output_shape") || same) {
+            ctx.setOutput(0, convTransposeToShape(ctx, x, w, xd, kernel, outPad, autoPad));
+            return;
+        }
+        if (!autoPad.equals("NOTSET") && !autoPad.equals("VALID")) {
+            throw ctx.invalid("auto_pad = '" + autoPad + "'; expected NOTSET, VALID, SAME_UPPER or SAME_LOWER");
+        }
+        Spatial s = Spatial.read(ctx, Arrays.copyOfRange(xd, 2, xd.length), kernel);
         long group = ctx.intAttr("group", 1);
         List<LogicalTensor> ins = new ArrayList<>(List.of(x, w));
         if (ctx.hasInput(2)) {
@@ -125,5 +127,64 @@ final class LinearTranslators {
                 .attr("dilations", s.dilations()).attr("pads_begin", s.padsBegin()).attr("pads_end", s.padsEnd())
                 .attr("output_padding", outPad).attr("auto_pad", "None").attr("groups", group)
                 .attr("data_format", "NCX").attr("weights_format", "IOX")));
+    }
+
+    /**
+     * ConvTranspose with output_shape or SAME auto_pad: ONNX's total padding per spatial dim,
+     * {@code stride * (in - 1) + output_padding + (kernel - 1) * dilation + 1 - out} (out from
+     * output_shape, or {@code in * stride} for SAME), split with the odd element at the end for
+     * SAME_UPPER and at the beginning otherwise (ONNX's floor division); a negative end pad becomes
+     * output_padding, a negative begin pad is refused.
+     */
+    private static LogicalTensor convTransposeToShape(ImportContext ctx, LogicalTensor x, LogicalTensor w, long[] xd,
+            long[] kernel, long[] outPad, String autoPad) {
+        int n = kernel.length;
+        long[] strides = ctx.intsAttr("strides", ones(n));
+        long[] dilations = ctx.intsAttr("dilations", ones(n));
+        if (strides.length != n || dilations.length != n || outPad.length != n) {
+            throw ctx.invalid("strides " + Arrays.toString(strides) + ", dilations " + Arrays.toString(dilations)
+                    + " and output_padding " + Arrays.toString(outPad) + " need " + n + " values each");
+        }
+        long[] shape = ctx.intsAttr("output_shape", null);
+        if (shape != null && shape.length != n && shape.length != n + 2) {
+            throw ctx.invalid("output_shape " + Arrays.toString(shape) + " has " + shape.length + " values; expected "
+                    + n + " (the spatial dims)");
+        }
+        long[] pb = new long[n];
+        long[] pe = new long[n];
+        long[] op = outPad.clone();
+        for (int i = 0; i < n; i++) {
+            long in = xd[i + 2];
+            long out = shape != null ? shape[shape.length - n + i] : in * strides[i];
+            long total = strides[i] * (in - 1) + outPad[i] + (kernel[i] - 1) * dilations[i] + 1 - out;
+            boolean upper = autoPad.equals("SAME_UPPER");
+            pb[i] = upper ? Math.floorDiv(total, 2) : total - Math.floorDiv(total, 2);
+            pe[i] = total - pb[i];
+            if (pe[i] < 0) {
+                // A negative end pad extends the output at the end: output_padding does exactly that.
+                op[i] += -pe[i];
+                pe[i] = 0;
+            }
+            if (pb[i] < 0) {
+                throw ctx.unsupported("output " + out + " of spatial dim " + i + " needs padding " + pb[i]
+                        + " at the beginning (an output extended before the first element)");
+            }
+        }
+        long group = ctx.intAttr("group", 1);
+        List<LogicalTensor> ins = new ArrayList<>(List.of(x, w));
+        if (ctx.hasInput(2)) {
+            ins.add(ctx.input(2));
+        }
+        ctx.ignoreAttr("pads");
+        return ctx.emit1(OpKind.ConvTranspose, ins, x.dataType(), b -> b.attr("strides", strides)
+                .attr("dilations", dilations).attr("pads_begin", pb).attr("pads_end", pe)
+                .attr("output_padding", op).attr("auto_pad", "None").attr("groups", group)
+                .attr("data_format", "NCX").attr("weights_format", "IOX"));
+    }
+
+    private static long[] ones(int n) {
+        long[] v = new long[n];
+        Arrays.fill(v, 1);
+        return v;
     }
 }

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
 
+import io.partita.formats.onnx.OnnxTensor;
 import io.partita.graph.DataType;
 import io.partita.graph.LogicalTensor;
 import io.partita.graph.OpKind;
@@ -28,16 +29,23 @@ final class PoolNormTranslators {
         Translators.add(m, "BatchNormalization", v(6, 7, 9, 14, 15), PoolNormTranslators::batchNorm);
         Translators.add(m, "InstanceNormalization", v(6, 22), PoolNormTranslators::instanceNorm);
         Translators.add(m, "LayerNormalization", v(17), PoolNormTranslators::layerNorm);
+        Translators.add(m, "RMSNormalization", v(23), PoolNormTranslators::rmsNorm);
+        // GroupNormalization 21: scale and bias per channel (18 had them per group: not translated).
+        Translators.add(m, "GroupNormalization", v(21), PoolNormTranslators::groupNorm);
         // Before 13: the input is coerced to 2-D at axis (default 1); from 13: one axis (default -1).
         Translators.add(m, "Softmax", v(1, 11, 13), softmax(OpKind.SoftMax));
         Translators.add(m, "LogSoftmax", v(1, 11, 13), softmax(OpKind.LogSoftmax));
-        Translators.add(m, "ReduceMean", v(1, 11, 13, 18), reduce(OpKind.ReduceMean, 18));
-        Translators.add(m, "ReduceMax", v(1, 11, 12, 13, 18, 20), reduce(OpKind.ReduceMax, 18));
-        Translators.add(m, "ReduceMin", v(1, 11, 12, 13, 18, 20), reduce(OpKind.ReduceMin, 18));
-        Translators.add(m, "ReduceSum", v(1, 11, 13), reduce(OpKind.ReduceSum, 13));
-        Translators.add(m, "ReduceProd", v(1, 11, 13, 18), reduce(OpKind.ReduceProd, 18));
-        Translators.add(m, "ReduceL1", v(1, 11, 13, 18), reduce(OpKind.ReduceL1, 18));
-        Translators.add(m, "ReduceL2", v(1, 11, 13, 18), reduce(OpKind.ReduceL2, 18));
+        Translators.add(m, "ReduceMean", v(1, 11, 13, 18), reduce(OpKind.ReduceMean, 18, "mean"));
+        Translators.add(m, "ReduceMax", v(1, 11, 12, 13, 18, 20), reduce(OpKind.ReduceMax, 18, "max"));
+        Translators.add(m, "ReduceMin", v(1, 11, 12, 13, 18, 20), reduce(OpKind.ReduceMin, 18, "min"));
+        Translators.add(m, "ReduceSum", v(1, 11, 13), reduce(OpKind.ReduceSum, 13, "sum"));
+        Translators.add(m, "ReduceProd", v(1, 11, 13, 18), reduce(OpKind.ReduceProd, 18, "prod"));
+        Translators.add(m, "ReduceL1", v(1, 11, 13, 18), reduce(OpKind.ReduceL1, 18, "l1"));
+        Translators.add(m, "ReduceL2", v(1, 11, 13, 18), reduce(OpKind.ReduceL2, 18, "l2"));
+        // No oneDNN equivalent: the PartitaReduce extension op, whatever the axes.
+        Translators.add(m, "ReduceSumSquare", v(1, 11, 13, 18), reduce(null, 18, "sum_square"));
+        Translators.add(m, "ReduceLogSum", v(1, 11, 13, 18), reduce(null, 18, "log_sum"));
+        Translators.add(m, "ReduceLogSumExp", v(1, 11, 13, 18), reduce(null, 18, "log_sum_exp"));
     }
 
     /** GlobalAveragePool / GlobalMaxPool: a reduction over the spatial dims, kept as 1s. */
@@ -201,6 +209,72 @@ final class PoolNormTranslators {
         }
     }
 
+    /** GroupNormalization (21): oneDNN's GroupNorm (NCX), scale and bias [C]. */
+    private static void groupNorm(ImportContext ctx) {
+        LogicalTensor x = ctx.input(0);
+        long[] xd = ctx.rankedDims(x, "X");
+        if (xd.length < 2) {
+            throw ctx.invalid("X " + LogicalTensor.dimsToString(xd) + " must have rank >= 2 (N, C, ...)");
+        }
+        if (!ctx.hasAttr("num_groups")) {
+            throw ctx.invalid("attribute num_groups is required");
+        }
+        long groups = ctx.intAttr("num_groups", 0);
+        if (groups <= 0 || xd[1] % groups != 0) {
+            throw ctx.invalid("num_groups " + groups + " does not divide the " + xd[1] + " channels");
+        }
+        float eps = ctx.floatAttr("epsilon", 1e-5f);
+        long stash = ctx.intAttr("stash_type", 1);
+        if (stash != 1) {
+            throw ctx.unsupported("stash_type = " + stash + " (only FLOAT statistics)");
+        }
+        for (int i = 1; i <= 2; i++) {
+            long[] d = ctx.rankedDims(ctx.input(i), i == 1 ? "scale" : "bias");
+            if (d.length != 1 || d[0] != xd[1]) {
+                throw ctx.invalid((i == 1 ? "scale " : "bias ") + LogicalTensor.dimsToString(d) + "; expected ["
+                        + xd[1] + "] (one per channel)");
+            }
+        }
+        List<LogicalTensor> ins = List.of(x, ctx.input(1), ctx.input(2));
+        ctx.setOutput(0, ctx.emit1(OpKind.GroupNorm, ins, x.dataType(), b -> b.attr("groups", groups)
+                .attr("epsilon", eps).attr("use_affine", true).attr("keep_stats", false).attr("data_format", "NCX")));
+    }
+
+    /**
+     * RMSNormalization (23): oneDNN's RMSNorm over the dims from axis on, the scale broadcast to
+     * X[axis:] (numpy rules against X, which RMSNorm's gamma follows); float statistics only.
+     */
+    private static void rmsNorm(ImportContext ctx) {
+        LogicalTensor x = ctx.input(0);
+        long[] xd = ctx.rankedDims(x, "X");
+        int rank = xd.length;
+        if (rank == 0) {
+            throw ctx.invalid("X must have rank >= 1");
+        }
+        int a = ctx.axis(ctx.intAttr("axis", -1), rank, "axis");
+        float eps = ctx.floatAttr("epsilon", 1e-5f);
+        long stash = ctx.intAttr("stash_type", 1);
+        if (stash != 1) {
+            throw ctx.unsupported("stash_type = " + stash + " (only FLOAT statistics)");
+        }
+        LogicalTensor scale = ctx.input(1);
+        long[] sd = ctx.rankedDims(scale, "scale");
+        long[] norm = Arrays.copyOfRange(xd, a, rank);
+        if (sd.length > norm.length) {
+            throw ctx.invalid("scale " + LogicalTensor.dimsToString(sd) + " has a higher rank than the normalized dims "
+                    + LogicalTensor.dimsToString(norm) + " of X " + LogicalTensor.dimsToString(xd) + " at axis " + a);
+        }
+        for (int i = 0; i < sd.length; i++) {
+            long n = norm[norm.length - sd.length + i];
+            if (sd[i] != 1 && sd[i] != n) {
+                throw ctx.invalid("scale " + LogicalTensor.dimsToString(sd) + " does not broadcast to the normalized "
+                        + "dims " + LogicalTensor.dimsToString(norm) + " of X " + LogicalTensor.dimsToString(xd));
+            }
+        }
+        ctx.setOutput(0, ctx.emit1(OpKind.RMSNorm, List.of(x, scale), x.dataType(),
+                b -> b.attr("begin_norm_axis", (long) a).attr("epsilon", eps)));
+    }
+
     /** ONNX allows Scale/B of a shape broadcastable to X[axis:]; oneDNN wants exactly X[axis:]. */
     private static LogicalTensor reshapeIfNeeded(ImportContext ctx, LogicalTensor t, long[] norm) {
         if (Arrays.equals(t.dims(), norm)) {
@@ -261,20 +335,33 @@ final class PoolNormTranslators {
      * no axes reduce everything unless noop_with_empty_axes. Axes known only at execution would make
      * the output shape dynamic: reported as unsupported.
      */
-    static NodeTranslator reduce(OpKind kind, int axesInputSince) {
+    /**
+     * Reduce*: axes from the attribute (before {@code axesInputSince}) or the optional input. A
+     * oneDNN reduction for constant axes; the PartitaReduce extension op (mode {@code mode}) when
+     * the axes are known only at execution or {@code kind} is null (no oneDNN equivalent). Empty
+     * axes reduce every axis, or with noop_with_empty_axes copy the input.
+     */
+    static NodeTranslator reduce(OpKind kind, int axesInputSince, String mode) {
         return ctx -> {
             LogicalTensor x = ctx.input(0);
             long[] xd = ctx.rankedDims(x, "input");
             boolean keep = ctx.intAttr("keepdims", 1) != 0;
             long[] axes;
             boolean noop = false;
+            LogicalTensor runtimeAxes = null;
             if (ctx.opVersion() >= axesInputSince) {
                 noop = ctx.intAttr("noop_with_empty_axes", 0) != 0;
-                if (ctx.hasInput(1)) {
-                    if (!ctx.isConstant(1)) {
-                        throw ctx.unsupported("axes given at run time (input 'axes' is not a constant): the "
-                                + "output shape would be known only at execution");
+                if (ctx.hasInput(1) && !ctx.isConstant(1)) {
+                    long[] ad = ctx.inputDims(1);
+                    if (ad == null || ad.length != 1 || ad[0] < 0) {
+                        throw ctx.invalid("axes input has dims " + LogicalTensor.dimsToString(ad)
+                                + "; expected a 1-D tensor of known length");
                     }
+                    axes = new long[0];
+                    if (ad[0] > 0) {
+                        runtimeAxes = ctx.input(1);
+                    }
+                } else if (ctx.hasInput(1)) {
                     axes = ctx.intsInput(1, "axes");
                 } else {
                     axes = new long[0];
@@ -282,9 +369,11 @@ final class PoolNormTranslators {
             } else {
                 axes = ctx.intsAttr("axes", new long[0]);
             }
-            if (axes.length == 0) {
+            if (runtimeAxes == null && axes.length == 0) {
                 if (noop) {
-                    ctx.setOutput(0, ctx.emit1(OpKind.Reorder, List.of(x), x.dataType(), b -> { }));
+                    DataType xt0 = x.dataType();
+                    boolean fl = xt0 == DataType.F32 || xt0 == DataType.BF16 || xt0 == DataType.F16;
+                    ctx.setOutput(0, ctx.emit1(fl ? OpKind.Reorder : OpKind.PartitaCopy, List.of(x), xt0, b -> { }));
                     return;
                 }
                 axes = new long[xd.length];
@@ -297,8 +386,17 @@ final class PoolNormTranslators {
                 norm.add(ax < 0 ? ax + xd.length : ax);
             }
             long[] normAxes = norm.stream().mapToLong(Long::longValue).toArray();
-            ctx.setOutput(0, ctx.emit1(kind, List.of(x), x.dataType(),
-                    b -> b.attr("axes", normAxes).attr("keep_dims", keep)));
+            DataType xt = x.dataType();
+            boolean floating = xt == DataType.F32 || xt == DataType.BF16 || xt == DataType.F16;
+            if (kind != null && runtimeAxes == null && floating) {
+                ctx.setOutput(0, ctx.emit1(kind, List.of(x), x.dataType(),
+                        b -> b.attr("axes", normAxes).attr("keep_dims", keep)));
+                return;
+            }
+            LogicalTensor axesIn = runtimeAxes != null ? runtimeAxes
+                    : ctx.constantTensor(OnnxTensor.ofLongs("axes", new long[] {normAxes.length}, normAxes));
+            ctx.setOutput(0, ctx.emit1(OpKind.PartitaReduce, List.of(x, axesIn), x.dataType(),
+                    b -> b.attr("mode", mode).attr("keep_dims", keep)));
         };
     }
 }

@@ -199,13 +199,36 @@ final class ShapeTranslators {
         return axes;
     }
 
+    /** Squeeze / Unsqueeze from 13 with axes known only at execution: the extension op. */
+    private static boolean runtimeAxes(ImportContext ctx, OpKind kind) {
+        if (ctx.opset() < 13 || !ctx.hasInput(1) || ctx.isConstant(1)) {
+            return false;
+        }
+        LogicalTensor x = ctx.input(0);
+        ctx.rankedDims(x, "input");
+        LogicalTensor axes = ctx.input(1);
+        long[] ad = axes.dims();
+        if (ad == null || ad.length != 1 || ad[0] < 0) {
+            throw ctx.invalid("axes has dims " + LogicalTensor.dimsToString(ad) + "; expected a 1-D tensor of known "
+                    + "length");
+        }
+        ctx.setOutput(0, ctx.emit1(kind, List.of(x, axes), x.dataType(), b -> { }));
+        return true;
+    }
+
     private static void squeeze(ImportContext ctx) {
+        if (runtimeAxes(ctx, OpKind.PartitaSqueeze)) {
+            return;
+        }
         LogicalTensor x = ctx.input(0);
         ctx.setOutput(0, staticReshape(ctx, x, squeezeDims(ctx, ctx.rankedDims(x, "input"),
                 squeezeAxes(ctx, "Squeeze"))));
     }
 
     private static void unsqueeze(ImportContext ctx) {
+        if (runtimeAxes(ctx, OpKind.PartitaUnsqueeze)) {
+            return;
+        }
         LogicalTensor x = ctx.input(0);
         long[] axes = unsqueezeAxes(ctx);
         ctx.setOutput(0, staticReshape(ctx, x, unsqueezeDims(ctx, ctx.rankedDims(x, "input"), axes)));

@@ -30,6 +30,8 @@ final class Translators {
         PoolNormTranslators.register(m);
         ShapeTranslators.register(m);
         ActivationTranslators.register(m);
+        IndexTranslators.register(m);
+        SliceTranslators.register(m);
         return m;
     }
 

@@ -125,7 +125,7 @@ public final class BinaryKernels {
     }
 
     /** dst = cond ? src_0 : src_1, all three broadcast to dst. */
-    private static void select(RefContext ctx) {
+    static void select(RefContext ctx) {
         RefTensor out = ctx.out(0);
         double[] c = ctx.in(0).data();
         double[] a = ctx.in(1).data();

@@ -17,6 +17,7 @@ import io.partita.runtime.schema.ops.BinarySchemas;
 import io.partita.runtime.schema.ops.ConvPoolSchemas;
 import io.partita.runtime.schema.ops.DataMovementSchemas;
 import io.partita.runtime.schema.ops.EltwiseSchemas;
+import io.partita.runtime.schema.ops.ExtensionSchemas;
 import io.partita.runtime.schema.ops.MatMulSchemas;
 import io.partita.runtime.schema.ops.NormReduceSchemas;
 
@@ -58,6 +59,7 @@ public final class OpSchemas {
         NormReduceSchemas.register(add);
         DataMovementSchemas.register(add);
         MatMulSchemas.register(add);
+        ExtensionSchemas.register(add);
         return m;
     }
 
