@@ -24,6 +24,10 @@ import java.util.function.Supplier;
  * <li>{@code zoo_shufflenet}: ShuffleNet v1, 3 groups: grouped 1×1 convolutions, channel shuffle as
  * Reshape → Transpose → Reshape on 5-D tensors, depthwise 3×3, average-pooled concatenated
  * shortcuts on the stride-2 units;
+ * <li>{@code zoo_googlenet}: GoogLeNet (Inception v1, as Caffe's BVLC model: convolutions with bias
+ * and ReLU, local response normalization after the first two convolutions, modules of a 1×1, a
+ * 1×1 → 3×3, a 1×1 → 5×5 and a max-pooled 1×1 projection branch, concatenated; Dropout before the
+ * classifier);
  * <li>{@code zoo_inception_v2}: Inception v2 (BN-Inception: every convolution followed by
  * BatchNormalization and ReLU; modules of a 1×1, a 1×1 → 3×3, a 1×1 → 3×3 → 3×3 and a pooled 1×1
  * projection branch, concatenated; two stride-2 modules passing the max-pooled input through);
@@ -41,6 +45,7 @@ public final class ModelZoo {
     private static final Map<String, Supplier<NetworkModel>> BUILDERS = Map.of(
             "zoo_squeezenet", () -> new ModelZoo("zoo_squeezenet").squeezeNet(),
             "zoo_shufflenet", () -> new ModelZoo("zoo_shufflenet").shuffleNet(),
+            "zoo_googlenet", () -> new ModelZoo("zoo_googlenet").googLeNet(),
             "zoo_inception_v2", () -> new ModelZoo("zoo_inception_v2").inceptionV2(),
             "zoo_densenet121", () -> new ModelZoo("zoo_densenet121").denseNet121());
 
@@ -57,7 +62,7 @@ public final class ModelZoo {
 
     /** The names, smallest first. */
     public static List<String> names() {
-        return List.of("zoo_squeezenet", "zoo_shufflenet", "zoo_inception_v2", "zoo_densenet121");
+        return List.of("zoo_squeezenet", "zoo_shufflenet", "zoo_googlenet", "zoo_inception_v2", "zoo_densenet121");
     }
 
     static Supplier<NetworkModel> builder(String name) {
@@ -140,6 +145,44 @@ public final class ModelZoo {
         String r = b.onnx.node("Reshape", next("reshape"), List.of(x.name(), split), next("grouped"));
         String t = b.onnx.node("Transpose", next("transpose"), List.of(r), next("shuffled"), ints("perm", 0, 2, 1, 3, 4));
         return new T(b.onnx.node("Reshape", next("reshape"), List.of(t, joined), next("joined")), x.c(), x.hw());
+    }
+
+    // ------------------------------------------------------------------ GoogLeNet (Inception v1)
+
+    private NetworkModel googLeNet() {
+        T x = relu(conv(input(), 64, 7, 2, 3, 1, true));
+        x = lrn(maxPool(x, 3, 2, 0, true));
+        x = relu(conv(x, 64, 1, 1, 0, 1, true));
+        x = maxPool(lrn(relu(conv(x, 192, 3, 1, 1, 1, true))), 3, 2, 0, true);
+        x = inceptionV1(x, 64, 96, 128, 16, 32, 32);
+        x = inceptionV1(x, 128, 128, 192, 32, 96, 64);
+        x = maxPool(x, 3, 2, 0, true);
+        x = inceptionV1(x, 192, 96, 208, 16, 48, 64);
+        x = inceptionV1(x, 160, 112, 224, 24, 64, 64);
+        x = inceptionV1(x, 128, 128, 256, 24, 64, 64);
+        x = inceptionV1(x, 112, 144, 288, 32, 64, 64);
+        x = inceptionV1(x, 256, 160, 320, 32, 128, 128);
+        x = maxPool(x, 3, 2, 0, true);
+        x = inceptionV1(x, 256, 160, 320, 32, 128, 128);
+        x = inceptionV1(x, 384, 192, 384, 48, 128, 128);
+        x = dropout(averagePool(x, x.hw(), 1, 0), 0.4f);
+        String flat = b.onnx.node("Flatten", next("flatten"), List.of(x.name()), next("flat"), integer("axis", 1));
+        String fc = gemm(flat, x.c(), 1000);
+        return finish(softmax(fc), 1000, "GoogLeNet (Inception v1)");
+    }
+
+    private T inceptionV1(T x, int c1, int r3, int c3, int r5, int c5, int proj) {
+        T b1 = relu(conv(x, c1, 1, 1, 0, 1, true));
+        T b3 = relu(conv(relu(conv(x, r3, 1, 1, 0, 1, true)), c3, 3, 1, 1, 1, true));
+        T b5 = relu(conv(relu(conv(x, r5, 1, 1, 0, 1, true)), c5, 5, 1, 2, 1, true));
+        T bp = relu(conv(maxPool(x, 3, 1, 1, false), proj, 1, 1, 0, 1, true));
+        return concat(List.of(b1, b3, b5, bp));
+    }
+
+    /** Caffe's local response normalization across 5 channels (LRN-1). */
+    private T lrn(T x) {
+        return new T(b.onnx.node("LRN", next("lrn"), List.of(x.name()), next("norm"), integer("size", 5),
+                floating("alpha", 1e-4f), floating("beta", 0.75f), floating("bias", 1f)), x.c(), x.hw());
     }
 
     // ------------------------------------------------------------------ Inception v2 (BN-Inception)
