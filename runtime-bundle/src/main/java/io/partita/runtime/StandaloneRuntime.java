@@ -37,30 +37,25 @@ public final class StandaloneRuntime implements GraphRuntimeFactory {
         ClassLoader cl = loader();
         java.util.Set<String> found = new java.util.TreeSet<>();
         java.util.List<Backend> added = new java.util.ArrayList<>();
+        java.util.function.Consumer<Backend> offer = b -> {
+            found.add(b.id());
+            if (wanted(backendIds, b.id())) {
+                core.addBackend(b, b.defaultRank());
+                added.add(b);
+            } else {
+                b.close(); // its worker threads and caches are not wanted
+            }
+        };
         for (ServiceLoader.Provider<BackendFactory> p : ServiceLoader.load(BackendFactory.class, cl).stream().toList()) {
             try {
-                Backend b = p.get().create(caches);
-                found.add(b.id());
-                if (wanted(backendIds, b.id())) {
-                    core.addBackend(b, b.defaultRank());
-                    added.add(b);
-                } else {
-                    b.close(); // its worker threads and caches are not wanted
-                }
+                offer.accept(p.get().create(caches));
             } catch (java.util.ServiceConfigurationError | RuntimeException e) {
                 LOG.warn("skipping backend factory {}: {}", p.type().getName(), e.toString());
             }
         }
         for (ServiceLoader.Provider<Backend> p : ServiceLoader.load(Backend.class, cl).stream().toList()) {
             try {
-                Backend b = p.get();
-                found.add(b.id());
-                if (wanted(backendIds, b.id())) {
-                    core.addBackend(b, b.defaultRank());
-                    added.add(b);
-                } else {
-                    b.close(); // its worker threads and caches are not wanted
-                }
+                offer.accept(p.get());
             } catch (java.util.ServiceConfigurationError | RuntimeException e) {
                 LOG.warn("skipping backend {}: {}", p.type().getName(), e.toString());
             }

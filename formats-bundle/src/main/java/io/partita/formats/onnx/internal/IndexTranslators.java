@@ -48,10 +48,7 @@ final class IndexTranslators {
     private static NodeTranslator arg(OpKind kind) {
         return ctx -> {
             LogicalTensor x = ctx.input(0);
-            long[] xd = ctx.rankedDims(x, "data");
-            if (xd.length == 0) {
-                throw ctx.invalid("data is a scalar; expected rank >= 1");
-            }
+            long[] xd = nonScalarData(ctx, x);
             int axis = ctx.axis(ctx.intAttr("axis", 0), xd.length, "axis");
             boolean keep = ctx.intAttr("keepdims", 1) != 0;
             boolean last = ctx.opVersion() >= 12 && ctx.intAttr("select_last_index", 0) != 0;
@@ -169,15 +166,21 @@ final class IndexTranslators {
     private static NodeTranslator gather(OpKind kind) {
         return ctx -> {
             LogicalTensor data = ctx.input(0);
-            long[] xd = ctx.rankedDims(data, "data");
-            if (xd.length == 0) {
-                throw ctx.invalid("data is a scalar; expected rank >= 1");
-            }
+            long[] xd = nonScalarData(ctx, data);
             int axis = ctx.axis(ctx.intAttr("axis", 0), xd.length, "axis");
             LogicalTensor indices = ctx.input(1);
             ctx.rankedDims(indices, "indices");
             ctx.setOutput(0, ctx.emit1(kind, List.of(data, indices), data.dataType(),
                     b -> b.attr("axis", (long) axis)));
         };
+    }
+
+    /** The dims of input {@code data}, which must have a known rank of at least 1. */
+    private static long[] nonScalarData(ImportContext ctx, LogicalTensor data) {
+        long[] d = ctx.rankedDims(data, "data");
+        if (d.length == 0) {
+            throw ctx.invalid("data is a scalar; expected rank >= 1");
+        }
+        return d;
     }
 }

@@ -173,10 +173,7 @@ final class PoolNormTranslators {
         int rank = xd.length;
         int a = ctx.axis(ctx.intAttr("axis", -1), rank, "axis");
         float eps = ctx.floatAttr("epsilon", 1e-5f);
-        long stash = ctx.intAttr("stash_type", 1);
-        if (stash != 1) {
-            throw ctx.unsupported("stash_type = " + stash + " (only FLOAT statistics)");
-        }
+        requireFloatStatistics(ctx);
         LogicalTensor scale = ctx.input(1);
         LogicalTensor bias = ctx.hasInput(2) ? ctx.input(2)
                 : ctx.constantTensor(ctx.zeros("zero bias", scale.dataType(), ctx.rankedDims(scale, "Scale")));
@@ -224,10 +221,7 @@ final class PoolNormTranslators {
             throw ctx.invalid("num_groups " + groups + " does not divide the " + xd[1] + " channels");
         }
         float eps = ctx.floatAttr("epsilon", 1e-5f);
-        long stash = ctx.intAttr("stash_type", 1);
-        if (stash != 1) {
-            throw ctx.unsupported("stash_type = " + stash + " (only FLOAT statistics)");
-        }
+        requireFloatStatistics(ctx);
         for (int i = 1; i <= 2; i++) {
             long[] d = ctx.rankedDims(ctx.input(i), i == 1 ? "scale" : "bias");
             if (d.length != 1 || d[0] != xd[1]) {
@@ -253,10 +247,7 @@ final class PoolNormTranslators {
         }
         int a = ctx.axis(ctx.intAttr("axis", -1), rank, "axis");
         float eps = ctx.floatAttr("epsilon", 1e-5f);
-        long stash = ctx.intAttr("stash_type", 1);
-        if (stash != 1) {
-            throw ctx.unsupported("stash_type = " + stash + " (only FLOAT statistics)");
-        }
+        requireFloatStatistics(ctx);
         LogicalTensor scale = ctx.input(1);
         long[] sd = ctx.rankedDims(scale, "scale");
         long[] norm = Arrays.copyOfRange(xd, a, rank);
@@ -398,5 +389,13 @@ final class PoolNormTranslators {
             ctx.setOutput(0, ctx.emit1(OpKind.PartitaReduce, List.of(x, axesIn), x.dataType(),
                     b -> b.attr("mode", mode).attr("keep_dims", keep)));
         };
+    }
+
+    /** The normalizations' {@code stash_type}: only FLOAT (1) statistics are computed. */
+    private static void requireFloatStatistics(ImportContext ctx) {
+        long stash = ctx.intAttr("stash_type", 1);
+        if (stash != 1) {
+            throw ctx.unsupported("stash_type = " + stash + " (only FLOAT statistics)");
+        }
     }
 }

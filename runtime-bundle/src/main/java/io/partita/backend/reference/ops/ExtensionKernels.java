@@ -122,32 +122,13 @@ public final class ExtensionKernels {
         if (axes.length == 0) {
             Arrays.fill(reduced, true);
         }
-        // Strides into the output (laid out as the keep_dims shape); reduced axes contribute 0.
-        long[] outStride = new long[rank];
-        long acc = 1;
         long count = 1;
-        for (int d = rank - 1; d >= 0; d--) {
-            outStride[d] = reduced[d] ? 0 : acc;
-            acc *= reduced[d] ? 1 : dims[d];
+        for (int d = 0; d < rank; d++) {
             count *= reduced[d] ? dims[d] : 1;
         }
         double[] x = src.data();
         double[] y = ctx.out(0).data();
-        int[] at = new int[x.length];
-        long[] idx = new long[rank];
-        long off = 0;
-        for (int i = 0; i < x.length; i++) {
-            at[i] = (int) off;
-            for (int d = rank - 1; d >= 0; d--) {
-                idx[d]++;
-                off += outStride[d];
-                if (idx[d] < dims[d]) {
-                    break;
-                }
-                off -= outStride[d] * idx[d];
-                idx[d] = 0;
-            }
-        }
+        int[] at = ReductionKernels.outputOffsets(dims, reduced);
         String mode = ctx.op().stringAttr("mode");
         switch (mode) {
             case "max", "min" -> {

@@ -56,32 +56,47 @@ final class ReductionKernels {
             for (long a : axes) {
                 reduced[(int) Math.floorMod(a, rank)] = true;
             }
-            // Strides into the output (laid out as the keep_dims shape); reduced axes contribute 0.
-            long[] outStride = new long[rank];
-            long acc = 1;
-            for (int d = rank - 1; d >= 0; d--) {
-                outStride[d] = reduced[d] ? 0 : acc;
-                acc *= reduced[d] ? 1 : dims[d];
-            }
             Arrays.fill(y, f.init());
-            long[] idx = new long[rank];
-            long off = 0;
+            int[] at = outputOffsets(dims, reduced);
             for (int i = 0; i < x.length; i++) {
-                y[(int) off] = f.step().apply(y[(int) off], x[i]);
-                for (int d = rank - 1; d >= 0; d--) {
-                    idx[d]++;
-                    off += outStride[d];
-                    if (idx[d] < dims[d]) {
-                        break;
-                    }
-                    off -= outStride[d] * idx[d];
-                    idx[d] = 0;
-                }
+                y[at[i]] = f.step().apply(y[at[i]], x[i]);
             }
             long count = y.length == 0 ? 0 : x.length / y.length;
             for (int i = 0; i < y.length; i++) {
                 y[i] = f.finish().apply(y[i], count);
             }
         };
+    }
+
+    /**
+     * For each element of a row-major tensor of {@code dims}, its offset in the reduction's output
+     * (laid out as the keep_dims shape: the reduced axes contribute 0).
+     */
+    static int[] outputOffsets(long[] dims, boolean[] reduced) {
+        int rank = dims.length;
+        long[] outStride = new long[rank];
+        long acc = 1;
+        long n = 1;
+        for (int d = rank - 1; d >= 0; d--) {
+            outStride[d] = reduced[d] ? 0 : acc;
+            acc *= reduced[d] ? 1 : dims[d];
+            n *= dims[d];
+        }
+        int[] at = new int[Math.toIntExact(n)];
+        long[] idx = new long[rank];
+        long off = 0;
+        for (int i = 0; i < at.length; i++) {
+            at[i] = (int) off;
+            for (int d = rank - 1; d >= 0; d--) {
+                idx[d]++;
+                off += outStride[d];
+                if (idx[d] < dims[d]) {
+                    break;
+                }
+                off -= outStride[d] * idx[d];
+                idx[d] = 0;
+            }
+        }
+        return at;
     }
 }
