@@ -68,4 +68,25 @@ class ServeOptionsTest {
             assertTrue(e.getMessage().contains(b.says()), e.getMessage());
         }
     }
+
+    @Test
+    void aConsolePortInUseIsReportedBeforeTheContainerStarts() throws Exception {
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            Serve.Console c = new Serve.Console("127.0.0.1", taken.getLocalPort(), "ops", "long-enough");
+            PartitaLauncher.LaunchException e = assertThrows(PartitaLauncher.LaunchException.class,
+                    () -> Serve.checkConsolePort(c));
+            assertEquals(3, e.exitCode, e.getMessage());
+            assertTrue(e.getMessage().startsWith("serve: cannot open the web console on 127.0.0.1:" + taken.getLocalPort()),
+                    e.getMessage());
+            assertFalse(Serve.awaitConsole(new Serve.Console("127.0.0.1", freePort(), "ops", "long-enough"), 300),
+                    "nothing listens on a free port");
+            assertTrue(Serve.awaitConsole(c, 300), "a listening port is seen");
+        }
+    }
+
+    private static int freePort() throws java.io.IOException {
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
 }
