@@ -33,10 +33,12 @@ final class SliceTranslators {
         Translators.add(m, "Tile", v(6, 13), SliceTranslators::tile);
         Translators.add(m, "Expand", v(8, 13), SliceTranslators::expand);
         // Resize 11: roi/scales/sizes inputs, coordinate modes; 13: optional roi/scales, bf16; 18: antialias,
-        // axes, keep_aspect_ratio_policy; 19: half_pixel_symmetric. (Resize 10 is not translated.)
+        // axes, keep_aspect_ratio_policy; 19: half_pixel_symmetric.
         Translators.add(m, "Resize", v(11, 13, 18, 19), SliceTranslators::resize);
-        // Upsample 7: scales attribute; 9: scales input. Nearest with integer scales (each element repeated).
-        Translators.add(m, "Upsample", v(7, 9), SliceTranslators::upsample);
+        // Resize 10 (X, scales) and Upsample 7 (scales attribute) / 9 (scales input): the pre-11 form, see
+        // legacyResize.
+        Translators.add(m, "Resize", v(10), SliceTranslators::legacyResize);
+        Translators.add(m, "Upsample", v(7, 9), SliceTranslators::legacyResize);
     }
 
     private static LogicalTensor longs(ImportContext ctx, String name, long... values) {
@@ -404,16 +406,23 @@ final class SliceTranslators {
                 .attr("sizes", spatial).attr("coordinate_transformation_mode", coord).attr("data_format", "NCX"));
     }
 
-    /** Upsample (7, 9): nearest with integer scales, each element repeated (asymmetric, floor). */
-    private static void upsample(ImportContext ctx) {
+    /**
+     * Resize 10 and Upsample 7/9: scales only, output dim floor(in * scale), source coordinate
+     * out / scale (the "asymmetric" mode later versions name). These versions leave nearest rounding
+     * unsaid; ONNX Runtime (and ONNX's own Resize-10 tests) take the floor when an axis is enlarged and
+     * the ceiling when it shrinks, so nearest becomes up to two PartitaResize ops, one per group of
+     * axes. Nearest resizing is separable by axis, so the chain computes exactly the joint resize.
+     */
+    private static void legacyResize(ImportContext ctx) {
         LogicalTensor x = ctx.input(0);
         long[] xd = ctx.rankedDims(x, "X");
+        String op = ctx.node().opType();
         String mode = ctx.stringAttr("mode", "nearest");
-        if (!mode.equals("nearest")) {
-            throw ctx.unsupported("mode '" + mode + "' (only nearest with integer scales)");
+        if (!mode.equals("nearest") && !mode.equals("linear")) {
+            throw ctx.invalid("mode '" + mode + "'; expected nearest or linear");
         }
         double[] v;
-        if (ctx.opVersion() < 9) {
+        if (op.equals("Upsample") && ctx.opVersion() < 9) {
             float[] f = ctx.floatsAttr("scales", null);
             if (f == null) {
                 throw ctx.invalid("attribute scales is required");
@@ -423,6 +432,9 @@ final class SliceTranslators {
                 v[i] = f[i];
             }
         } else {
+            if (!ctx.hasInput(1)) {
+                throw ctx.invalid("input scales is required");
+            }
             if (!ctx.isConstant(1)) {
                 throw ctx.unsupported("scales known only at execution: the output dims would depend on float values");
             }
@@ -431,17 +443,43 @@ final class SliceTranslators {
         if (v.length != xd.length) {
             throw ctx.invalid("scales has " + v.length + " values for X of rank " + xd.length);
         }
-        float[] scales = new float[v.length];
-        long[] axes = new long[v.length];
-        for (int i = 0; i < v.length; i++) {
-            if (v[i] < 1 || v[i] != Math.rint(v[i])) {
-                throw ctx.unsupported("scales " + java.util.Arrays.toString(v) + " (only integer scales >= 1)");
+        double least = op.equals("Upsample") ? 1 : Double.MIN_VALUE;
+        for (double s : v) {
+            if (!(s >= least) || !Double.isFinite(s) || (float) s != s) {
+                throw ctx.invalid("scales " + java.util.Arrays.toString(v) + "; expected finite float values "
+                        + (op.equals("Upsample") ? ">= 1" : "> 0"));
             }
-            scales[i] = (float) v[i];
-            axes[i] = i;
         }
-        ctx.setOutput(0, ctx.emit1(OpKind.PartitaResize, List.of(x), x.dataType(), b -> b.attr("axes", axes)
-                .attr("scales", scales).attr("mode", "nearest").attr("coordinate_transformation_mode", "asymmetric")
-                .attr("nearest_mode", "floor")));
+        LogicalTensor y = x;
+        if (mode.equals("linear")) {
+            y = legacyResizeAxes(ctx, y, v, s -> s != 1, "linear", "floor");
+        } else {
+            y = legacyResizeAxes(ctx, y, v, s -> s > 1, "nearest", "floor");
+            y = legacyResizeAxes(ctx, y, v, s -> s < 1, "nearest", "ceil");
+        }
+        ctx.setOutput(0, y);
+    }
+
+    /** One PartitaResize over the axes whose scale passes {@code pick}; x itself when there is none. */
+    private static LogicalTensor legacyResizeAxes(ImportContext ctx, LogicalTensor x, double[] scales,
+            java.util.function.DoublePredicate pick, String mode, String nearestMode) {
+        List<Integer> picked = new ArrayList<>();
+        for (int i = 0; i < scales.length; i++) {
+            if (pick.test(scales[i])) {
+                picked.add(i);
+            }
+        }
+        if (picked.isEmpty()) {
+            return x;
+        }
+        long[] axes = new long[picked.size()];
+        float[] sc = new float[picked.size()];
+        for (int k = 0; k < axes.length; k++) {
+            axes[k] = picked.get(k);
+            sc[k] = (float) scales[picked.get(k)];
+        }
+        return ctx.emit1(OpKind.PartitaResize, List.of(x), x.dataType(), b -> b.attr("axes", axes)
+                .attr("scales", sc).attr("mode", mode).attr("coordinate_transformation_mode", "asymmetric")
+                .attr("nearest_mode", nearestMode));
     }
 }
