@@ -213,6 +213,9 @@ public final class RandomInputs {
     private static double[] shapeValues(LogicalTensor lt, Op op) {
         long[] target = op.output(0).dims();
         long[] src = op.input(0).dims();
+        if (op.kind() == OpKind.PartitaTopK) {
+            return new double[] {topK(lt, op, src, target)};
+        }
         if (target == null || !LogicalTensor.of(lt.id(), lt.dataType(), target).isConcrete()) {
             throw new UnsupportedFeatureException("cannot choose values for shape input tensor " + lt.id() + " of "
                     + op.describe() + ": its output dims are not declared");
@@ -233,6 +236,26 @@ public final class RandomInputs {
             v[i] = target[i];
         }
         return v;
+    }
+
+    /**
+     * A TopK's k: the declared output dim along the axis when there is one; otherwise half the
+     * axis (at least 1), a k every axis length admits, so a model whose outputs depend on k still runs.
+     */
+    private static long topK(LogicalTensor lt, Op op, long[] src, long[] target) {
+        if (src == null || src.length == 0) {
+            throw new UnsupportedFeatureException("cannot choose k (tensor " + lt.id() + ") of " + op.describe()
+                    + ": its input dims are not declared");
+        }
+        int axis = (int) Math.floorMod(op.longAttr("axis"), src.length);
+        if (target != null && target.length == src.length && target[axis] >= 0) {
+            return target[axis];
+        }
+        if (src[axis] < 0) {
+            throw new UnsupportedFeatureException("cannot choose k (tensor " + lt.id() + ") of " + op.describe()
+                    + ": neither its input's nor its output's dim " + axis + " is declared");
+        }
+        return Math.max(1, src[axis] / 2);
     }
 
     /** The axes a reduction's declared output drops (or keeps as 1) from its input. */

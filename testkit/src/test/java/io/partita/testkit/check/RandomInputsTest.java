@@ -105,4 +105,18 @@ class RandomInputsTest {
             assertTrue(sawNonZero);
         }
     }
+
+    @Test
+    void topKsKKnownOnlyAtExecutionIsHalfTheAxis() {
+        GraphRuntime rt = GraphRuntime.referenceOnly();
+        Graph g = rt.createGraph(EngineKind.CPU);
+        g.add(Op.builder(0, OpKind.PartitaTopK).inputs(f32(0, 3, 9), LogicalTensor.of(1, DataType.S64, 1))
+                .outputs(LogicalTensor.of(2, DataType.F32, 3, LogicalTensor.DYNAMIC_DIM),
+                        LogicalTensor.of(3, DataType.S64, 3, LogicalTensor.DYNAMIC_DIM))
+                .attr("axis", 1L).build());
+        g.finalizeGraph();
+        try (Arena arena = Arena.ofConfined()) {
+            assertArrayEquals(new double[] {4}, RandomInputs.forGraph(rt, g, CPU, arena, 3).get(1L).toDoubleArray());
+        }
+    }
 }
