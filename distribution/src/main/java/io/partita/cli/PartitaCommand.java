@@ -20,6 +20,7 @@ import picocli.CommandLine.Option;
 
 /** The root of the command tree ({@code partita run|partitions|backends|shell}). */
 @Command(name = "partita", mixinStandardHelpOptions = true, version = "Partita 0.1.0",
+        scope = CommandLine.ScopeType.INHERIT, // every subcommand takes --help (its errors point there)
         description = "Runs oneDNN-style graphs and ONNX models on the Partita runtime.",
         subcommands = {RunCommand.class, PartitionsCommand.class, BackendsCommand.class, HarnessCommand.class,
             ConvertCommand.class, ConformanceCommand.class,

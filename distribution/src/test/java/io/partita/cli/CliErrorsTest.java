@@ -109,6 +109,12 @@ class CliErrorsTest {
         badInput("'greedy' is not a policy", "run", mlp.toString(), "--policy", "greedy");
         CliRun.Result seed = badInput("'x' is not a long", "run", mlp.toString(), "--seed", "x");
         assertTrue(seed.err().contains("see 'partita run --help'"), seed.err());
+        // ... and the help it points to exists, for every subcommand
+        for (String command : List.of("run", "partitions", "conformance", "harness", "cache", "serve")) {
+            CliRun.Result help = CliRun.run(RUNTIME, command, "--help");
+            assertEquals(PartitaCommand.OK, help.code(), help.text());
+            assertTrue(help.out().startsWith("Usage: partita " + command), help.out());
+        }
         badInput("Unknown option: '--frobnicate'", "run", mlp.toString(), "--frobnicate");
         badInput("Unmatched argument", "frobnicate");
         badInput("--engine", "run", mlp.toString(), "--engine", "tpu");
