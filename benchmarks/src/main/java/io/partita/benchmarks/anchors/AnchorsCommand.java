@@ -28,7 +28,8 @@ import java.util.concurrent.TimeUnit;
  *      [--cache-dir DIR] [--jvm-arg ARG]... [--onednn-max-isa ISA]
  * </pre>
  * {@code --cases} takes kinds ({@code matmul}, {@code conv}, {@code mlp}, {@code network}) or exact
- * case names (e.g. {@code matmul_64x1024x1024}, {@code resnet50}, {@code bert_layer}).
+ * case names (e.g. {@code matmul_64x1024x1024}, {@code resnet50}, {@code bert_layer}, or a model zoo
+ * classifier such as {@code zoo_vgg19}, run only when named).
  * {@code --rounds N} repeats the whole sequence N times, rotating the contenders' order, and reports the median of the per-round medians (of the rounds
  * not disturbed by other processes, if any) with their range: on a shared or virtual machine this is steadier than one longer run. A measurement during
  * which other processes kept more than {@value #BUSY} cores busy (seen through {@code /proc}) is
@@ -159,10 +160,16 @@ public final class AnchorsCommand {
                 cases.add(c);
             }
         }
+        List<String> zoo = new java.util.ArrayList<>(io.partita.benchmarks.models.ModelZoo.names());
+        zoo.addAll(io.partita.benchmarks.models.ModelZoo.largeNames());
         for (String s : caseSel) {
             if (Case.standard().stream().noneMatch(c -> c.kind().equals(s) || c.name().equals(s))) {
-                throw new IllegalArgumentException("unknown case " + s + "; kinds: matmul, conv, mlp, network; names: "
-                        + Case.standard().stream().map(Case::name).toList());
+                if (!zoo.contains(s)) {
+                    throw new IllegalArgumentException("unknown case " + s + "; kinds: matmul, conv, mlp, network; "
+                            + "names: " + Case.standard().stream().map(Case::name).toList() + " and the model zoo's "
+                            + zoo);
+                }
+                cases.add(Case.byName(s)); // on request only: not part of the standard set
             }
         }
         if (contSel.isEmpty()) {

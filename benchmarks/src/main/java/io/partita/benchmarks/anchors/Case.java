@@ -360,15 +360,19 @@ public sealed interface Case permits Case.MatMul, Case.Conv, Case.Mlp, Case.Netw
         return l;
     }
 
-    /** The standard case with this {@link #name()}. */
+    /** The standard case with this {@link #name()}, or the model zoo classifier of that name. */
     static Case byName(String name) {
         Map<String, Case> m = new LinkedHashMap<>();
         for (Case c : standard()) {
             m.put(c.name(), c);
         }
         Case c = m.get(name);
+        if (c == null && (io.partita.benchmarks.models.ModelZoo.names().contains(name)
+                || io.partita.benchmarks.models.ModelZoo.largeNames().contains(name))) {
+            return new Network(name);
+        }
         if (c == null) {
-            throw new IllegalArgumentException("unknown case " + name + "; known: " + m.keySet());
+            throw new IllegalArgumentException("unknown case " + name + "; known: " + m.keySet() + " and the model zoo's");
         }
         return c;
     }

@@ -33,7 +33,12 @@ import java.util.function.Supplier;
  * projection branch, concatenated; two stride-2 modules passing the max-pooled input through);
  * <li>{@code zoo_densenet121}: DenseNet-121 (dense blocks of 6, 12, 24, 16 layers, growth 32,
  * BatchNormalization → ReLU → convolution layers, every layer's output concatenated, transitions
- * halving channels with 2×2 average pooling).
+ * halving channels with 2×2 average pooling);
+ * <li>{@code zoo_resnet50_v1}: ResNet-50 v1 (the stride on a downsampling bottleneck's first 1×1
+ * convolution, BatchNormalization unfolded);
+ * <li>{@code zoo_alexnet}, {@code zoo_zfnet512}, {@code zoo_vgg19} ({@link #largeNames()}): AlexNet
+ * (BVLC, grouped convolutions, LRN), ZFNet-512 and VGG-19, each ending in two 4096-wide fully
+ * connected layers.
  * </ul>
  */
 public final class ModelZoo {
@@ -47,7 +52,11 @@ public final class ModelZoo {
             "zoo_shufflenet", () -> new ModelZoo("zoo_shufflenet").shuffleNet(),
             "zoo_googlenet", () -> new ModelZoo("zoo_googlenet").googLeNet(),
             "zoo_inception_v2", () -> new ModelZoo("zoo_inception_v2").inceptionV2(),
-            "zoo_densenet121", () -> new ModelZoo("zoo_densenet121").denseNet121());
+            "zoo_densenet121", () -> new ModelZoo("zoo_densenet121").denseNet121(),
+            "zoo_resnet50_v1", () -> new ModelZoo("zoo_resnet50_v1").resNet50V1(),
+            "zoo_alexnet", () -> new ModelZoo("zoo_alexnet").alexNet(),
+            "zoo_zfnet512", () -> new ModelZoo("zoo_zfnet512").zfNet512(),
+            "zoo_vgg19", () -> new ModelZoo("zoo_vgg19").vgg19());
 
     /** A tensor being built: its name, channels and (square) spatial size. */
     private record T(String name, int c, int hw) {
@@ -60,9 +69,18 @@ public final class ModelZoo {
         this.b = new NetBuilder(model, OPSET);
     }
 
-    /** The names, smallest first. */
+    /** The names, smallest first; {@link #largeNames()} are left out. */
     public static List<String> names() {
-        return List.of("zoo_squeezenet", "zoo_shufflenet", "zoo_googlenet", "zoo_inception_v2", "zoo_densenet121");
+        return List.of("zoo_squeezenet", "zoo_shufflenet", "zoo_googlenet", "zoo_inception_v2", "zoo_densenet121",
+                "zoo_resnet50_v1");
+    }
+
+    /**
+     * The classifiers of 61 to 144 M parameters (0.25 to 0.6 GB of weights each), too heavy for a
+     * unit test run; checked by hand ({@code anchors --cases zoo_vgg19 --verify}, README).
+     */
+    public static List<String> largeNames() {
+        return List.of("zoo_alexnet", "zoo_zfnet512", "zoo_vgg19");
     }
 
     static Supplier<NetworkModel> builder(String name) {
@@ -256,6 +274,76 @@ public final class ModelZoo {
         String flat = b.onnx.node("Flatten", next("flatten"), List.of(x.name()), next("flat"), integer("axis", 1));
         String fc = gemm(flat, x.c(), 1000);
         return finish(softmax(fc), 1000, "DenseNet-121");
+    }
+
+    // ------------------------------------------------------------------ ResNet-50 v1
+
+    /** ResNet-50 v1: the stride of a downsampling bottleneck on its first 1×1 convolution (v1.5 moves it). */
+    private NetworkModel resNet50V1() {
+        T x = relu(batchNorm(conv(input(), 64, 7, 2, 3, 1, false)));
+        x = maxPool(x, 3, 2, 1, false);
+        int[] blocks = {3, 4, 6, 3};
+        for (int stage = 0; stage < blocks.length; stage++) {
+            int width = 64 << stage;
+            for (int i = 0; i < blocks[stage]; i++) {
+                int stride = stage > 0 && i == 0 ? 2 : 1;
+                T y = relu(batchNorm(conv(x, width, 1, stride, 0, 1, false)));
+                y = relu(batchNorm(conv(y, width, 3, 1, 1, 1, false)));
+                y = batchNorm(conv(y, width * 4, 1, 1, 0, 1, false), 0.2, 0.4); // a residual branch corrects
+                T shortcut = i == 0 ? batchNorm(conv(x, width * 4, 1, stride, 0, 1, false)) : x;
+                x = relu(new T(b.onnx.node("Add", next("add"), List.of(y.name(), shortcut.name()), next("sum")),
+                        width * 4, y.hw()));
+            }
+        }
+        x = globalAveragePool(x);
+        String flat = b.onnx.node("Flatten", next("flatten"), List.of(x.name()), next("flat"), integer("axis", 1));
+        return finish(softmax(gemm(flat, x.c(), 1000)), 1000, "ResNet-50 v1");
+    }
+
+    // ------------------------------------------------------------------ AlexNet, ZFNet-512, VGG-19
+
+    /** BVLC AlexNet: grouped convolutions (2 groups) where it was split over two GPUs, LRN after the first two. */
+    private NetworkModel alexNet() {
+        T x = maxPool(lrn(relu(conv(input(), 96, 11, 4, 0, 1, true))), 3, 2, 0, true);
+        x = maxPool(lrn(relu(conv(x, 256, 5, 1, 2, 2, true))), 3, 2, 0, true);
+        x = relu(conv(x, 384, 3, 1, 1, 1, true));
+        x = relu(conv(x, 384, 3, 1, 1, 2, true));
+        x = maxPool(relu(conv(x, 256, 3, 1, 1, 2, true)), 3, 2, 0, true);
+        return classifier(x, "AlexNet (BVLC)");
+    }
+
+    /** ZFNet-512: AlexNet's plan with a 7×7 stride-2 first convolution and 512-1024-512 wide later ones. */
+    private NetworkModel zfNet512() {
+        T x = maxPool(lrn(relu(conv(input(), 96, 7, 2, 1, 1, true))), 3, 2, 0, true);
+        x = maxPool(lrn(relu(conv(x, 256, 5, 2, 0, 1, true))), 3, 2, 0, true);
+        x = relu(conv(x, 512, 3, 1, 1, 1, true));
+        x = relu(conv(x, 1024, 3, 1, 1, 1, true));
+        x = maxPool(relu(conv(x, 512, 3, 1, 1, 1, true)), 3, 2, 0, true);
+        return classifier(x, "ZFNet-512");
+    }
+
+    private NetworkModel vgg19() {
+        T x = input();
+        int[][] stages = {{64, 2}, {128, 2}, {256, 4}, {512, 4}, {512, 4}};
+        for (int[] stage : stages) {
+            for (int i = 0; i < stage[1]; i++) {
+                x = relu(conv(x, stage[0], 3, 1, 1, 1, true));
+            }
+            x = maxPool(x, 2, 2, 0, false);
+        }
+        return classifier(x, "VGG-19");
+    }
+
+    /** Flatten, then two 4096-wide fully connected layers with ReLU and Dropout, then the 1000 classes. */
+    private NetworkModel classifier(T x, String architecture) {
+        String y = b.onnx.node("Flatten", next("flatten"), List.of(x.name()), next("flat"), integer("axis", 1));
+        int in = x.c() * x.hw() * x.hw();
+        for (int i = 0; i < 2; i++) {
+            y = b.onnx.node("Relu", next("relu"), List.of(gemm(y, in, 4096)), next("relu_y"));
+            y = b.onnx.node("Dropout", next("dropout"), List.of(y), next("drop"), floating("ratio", 0.5f));
+            in = 4096;
+        }
+        return finish(softmax(gemm(y, in, 1000)), 1000, architecture);
     }
 
     // ------------------------------------------------------------------ layers

@@ -41,6 +41,7 @@ public final class ModelsCommand {
     private static java.util.List<String> all() {
         java.util.List<String> all = new java.util.ArrayList<>(Networks.names());
         all.addAll(ModelZoo.names());
+        all.addAll(ModelZoo.largeNames());
         return all;
     }
 }

@@ -29,7 +29,7 @@ class ModelZooTest {
 
     /** Parameter counts of torchvision's models of the same architecture. */
     private static final Map<String, Long> TORCHVISION_PARAMETERS = Map.of("zoo_squeezenet", 1_248_424L,
-            "zoo_densenet121", 7_978_856L);
+            "zoo_densenet121", 7_978_856L, "zoo_resnet50_v1", 25_557_032L);
 
     @ParameterizedTest
     @MethodSource("models")
