@@ -12,7 +12,10 @@ import io.partita.graph.Op;
 import io.partita.graph.OpKind;
 import io.partita.graph.UnsupportedFeatureException;
 
-/** Single-op primitives (softmax, normalization, pooling, reduction, data movement): which exist and how to make them. */
+/**
+ * Single-op primitives (softmax, normalization, pooling, reduction, data movement, and the Partita
+ * extension ops on real networks' hot paths: LRN and Gather): which exist and how to make them.
+ */
 public final class SingleOps {
     private SingleOps() {
     }
@@ -21,7 +24,7 @@ public final class SingleOps {
     public static Set<OpKind> kinds() {
         return EnumSet.of(OpKind.BiasAdd, OpKind.SoftMax, OpKind.LayerNorm, OpKind.MaxPool, OpKind.AvgPool,
                 OpKind.ReduceSum, OpKind.ReduceMean, OpKind.Reorder, OpKind.TypeCast, OpKind.StaticReshape,
-                OpKind.StaticTranspose, OpKind.Concat);
+                OpKind.StaticTranspose, OpKind.Concat, OpKind.PartitaLRN, OpKind.PartitaGather);
     }
 
     /**
@@ -42,6 +45,14 @@ public final class SingleOps {
                 yield LayerNormPrimitive.describe(base, inputs, outputs);
             }
             case BiasAdd -> biasAdd(base, inputs, dst, post, postInputs);
+            case PartitaLRN -> {
+                noChain(base, chained);
+                yield LrnPrimitive.describe(base, inputs, dst);
+            }
+            case PartitaGather -> {
+                noChain(base, chained);
+                yield GatherPrimitive.describe(base, inputs, dst);
+            }
             case Reorder, TypeCast, StaticReshape, StaticTranspose, Concat -> {
                 noChain(base, chained);
                 yield CopyPrimitive.describe(base, inputs, dst);
@@ -92,6 +103,8 @@ public final class SingleOps {
             case PoolPrimitive.Desc d -> new PoolPrimitive(d);
             case ReducePrimitive.Desc d -> new ReducePrimitive(d);
             case CopyPrimitive.Desc d -> new CopyPrimitive(d);
+            case LrnPrimitive.Desc d -> new LrnPrimitive(d);
+            case GatherPrimitive.Desc d -> new GatherPrimitive(d);
             default -> throw new UnsupportedFeatureException("dnnl: no primitive for descriptor " + desc);
         };
     }

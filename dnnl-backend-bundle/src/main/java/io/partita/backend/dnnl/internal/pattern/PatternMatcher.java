@@ -19,8 +19,8 @@ import io.partita.spi.GraphView;
  * Claims what this backend runs, as oneDNN's DNNL backend does for f32: a base op (MatMul,
  * Convolution, binary, eltwise, SoftMax, pooling, reduction) followed by a chain of post-ops
  * (BiasAdd after MatMul/Convolution, activations, binary ops whose other operand comes from outside
- * the chain and broadcasts to the output), plus single-op primitives for LayerNorm and data
- * movement. Only static shapes: an op with a dynamic dim is never claimed. DEBUG claims single ops.
+ * the chain and broadcasts to the output), plus single-op primitives for LayerNorm, data
+ * movement, LRN and Gather. Only static shapes: an op with a dynamic dim is never claimed. DEBUG claims single ops.
  */
 public final class PatternMatcher {
     static final Set<OpKind> BINARY = Set.of(OpKind.Add, OpKind.Subtract, OpKind.Multiply, OpKind.Divide,
@@ -219,6 +219,12 @@ public final class PatternMatcher {
         if (op.kind() == OpKind.TypeCast || op.kind() == OpKind.Reorder) {
             return floatTypes(op);
         }
+        if (op.kind() == OpKind.PartitaGather) {
+            // f32 data, s32/s64 indices read at execution
+            DataType idx = op.input(1).dataType();
+            return op.input(0).dataType() == DataType.F32 && op.output(0).dataType() == DataType.F32
+                    && (idx == DataType.S32 || idx == DataType.S64) && op.input(0).ndims() >= 1;
+        }
         if (!allF32(op)) {
             return false;
         }
@@ -227,6 +233,8 @@ public final class PatternMatcher {
             case MaxPool, AvgPool -> op.input(0).ndims() >= 3 && op.input(0).ndims() <= 5;
             // dst, and optionally the stats output
             case SoftMax -> op.outputs().size() <= 2;
+            // across channels, axis 1 (NCX)
+            case PartitaLRN -> op.input(0).ndims() >= 2;
             case BatchNormInference -> batchNormParams(op, Set.of());
             // the axes attribute only (an axes input would be s32 and is refused above anyway)
             case ReduceSum, ReduceMean -> op.inputs().size() == 1;
