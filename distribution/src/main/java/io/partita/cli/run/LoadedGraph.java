@@ -77,18 +77,22 @@ record LoadedGraph(Path file, GraphDescription description, Graph graph, io.part
     }
 
     /**
-     * Replaces the random values of constant inputs by the model's own (ONNX initializers); a JSON
-     * graph carries no values, so nothing changes for it.
+     * The model's own values of the graph's constant inputs (ONNX initializers), by tensor id; none
+     * for a JSON graph, which carries no values.
      */
-    void useModelConstants(Map<Long, Tensor> inputs, Engine engine, Arena arena) {
+    Map<Long, Tensor> modelConstants(Graph graph, Engine engine, Arena arena) {
+        Map<Long, Tensor> out = new java.util.HashMap<>();
         if (onnx == null) {
-            return;
+            return out;
         }
+        Set<Long> inputs = new HashSet<>();
+        graph.inputs().forEach(t -> inputs.add(t.id()));
         for (Map.Entry<Long, Tensor> e : onnx.constantTensors(engine, arena).entrySet()) {
-            if (inputs.containsKey(e.getKey())) {
-                inputs.put(e.getKey(), e.getValue());
+            if (inputs.contains(e.getKey())) {
+                out.put(e.getKey(), e.getValue());
             }
         }
+        return out;
     }
 
     /**

@@ -157,9 +157,9 @@ public final class RunCommand implements Callable<Integer> {
     private int execute(CompiledGraph cg, LoadedGraph g, Graph inputsFrom, boolean onReference, Engine engine,
             long[] latency) {
         try (Arena arena = Arena.ofShared()) {
-            Map<Long, Tensor> inputs = new java.util.LinkedHashMap<>(
-                    RandomInputs.forGraph(runtime, inputsFrom, engine, arena, seed));
-            g.useModelConstants(inputs, engine, arena);
+            // the model's initializers as they are; only the other inputs are drawn
+            Map<Long, Tensor> inputs = new java.util.LinkedHashMap<>(RandomInputs.forGraph(runtime, inputsFrom, engine,
+                    arena, seed, g.modelConstants(inputsFrom, engine, arena)));
             Stream stream = new Stream(engine);
             ConstantActivity before = ConstantActivity.of(caches, engine);
             long t0 = System.nanoTime();

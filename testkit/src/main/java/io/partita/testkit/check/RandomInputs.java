@@ -54,10 +54,34 @@ public final class RandomInputs {
         return forGraph(schemas, graph, engine, arena, seed, Long.MAX_VALUE);
     }
 
+    /**
+     * Like {@link #forGraph(GraphRuntime, Graph, Engine, Arena, long)}, but the inputs in
+     * {@code given} (a model's initializers, say) are taken as they are and only the others are
+     * drawn, so no value is invented for a parameter the model fixes.
+     */
+    public static Map<Long, Tensor> forGraph(GraphRuntime runtime, Graph graph, Engine engine, Arena arena, long seed,
+            Map<Long, Tensor> given) {
+        Map<Long, Tensor> out = new LinkedHashMap<>();
+        Map<Long, Tensor> drawn = forGraph(runtime.opSchemas(), graph, engine, arena, seed, runtime.memoryLimit(),
+                given.keySet());
+        for (LogicalTensor t : graph.inputs()) {
+            out.put(t.id(), given.containsKey(t.id()) ? given.get(t.id()) : drawn.get(t.id()));
+        }
+        return out;
+    }
+
     private static Map<Long, Tensor> forGraph(OpSchemaRegistry schemas, Graph graph, Engine engine, Arena arena,
             long seed, long memoryLimit) {
+        return forGraph(schemas, graph, engine, arena, seed, memoryLimit, java.util.Set.of());
+    }
+
+    private static Map<Long, Tensor> forGraph(OpSchemaRegistry schemas, Graph graph, Engine engine, Arena arena,
+            long seed, long memoryLimit, java.util.Set<Long> skip) {
         List<LogicalTensor> lts = new ArrayList<>();
         for (LogicalTensor t : graph.inputs()) {
+            if (skip.contains(t.id())) {
+                continue;
+            }
             // Inputs left as any/undef get the layout compilation gives them: dense strided.
             lts.add(t.layoutType() == LayoutType.ANY || t.layoutType() == LayoutType.UNDEF
                     ? t.withLayout(LayoutType.STRIDED) : t);
@@ -216,6 +240,10 @@ public final class RandomInputs {
         if (op.kind() == OpKind.PartitaTopK) {
             return new double[] {topK(lt, op, src, target)};
         }
+        boolean declared = target != null && LogicalTensor.of(lt.id(), lt.dataType(), target).isConcrete();
+        if (!declared && (op.kind() == OpKind.PartitaSlice || op.kind() == OpKind.PartitaPad)) {
+            return sliceOrPadParameter(lt, op);
+        }
         if (target == null || !LogicalTensor.of(lt.id(), lt.dataType(), target).isConcrete()) {
             throw new UnsupportedFeatureException("cannot choose values for shape input tensor " + lt.id() + " of "
                     + op.describe() + ": its output dims are not declared");
@@ -256,6 +284,35 @@ public final class RandomInputs {
                     + ": neither its input's nor its output's dim " + axis + " is declared");
         }
         return Math.max(1, src[axis] / 2);
+    }
+
+    /**
+     * A Slice or Pad parameter known only at execution whose output nothing declares: values that
+     * always fit, whatever the data's dims: slices take whole axes (starts 0, ends past the end,
+     * steps 1) and pads add one element on each side; axes are the first ones, in order.
+     */
+    private static double[] sliceOrPadParameter(LogicalTensor lt, Op op) {
+        int port = 0;
+        while (op.input(port).id() != lt.id()) {
+            port++;
+        }
+        int n = Math.toIntExact(lt.elementCount());
+        double[] v = new double[n];
+        boolean axes = port == 3; // both ops take their axes as input 3
+        for (int i = 0; i < n; i++) {
+            if (axes) {
+                v[i] = i;
+            } else if (op.kind() == OpKind.PartitaSlice) {
+                v[i] = switch (port) {
+                    case 2 -> Integer.MAX_VALUE; // ends: clamped to each axis' length
+                    case 4 -> 1; // steps
+                    default -> 0; // starts
+                };
+            } else {
+                v[i] = 1; // pads
+            }
+        }
+        return v;
     }
 
     /** The axes a reduction's declared output drops (or keeps as 1) from its input. */

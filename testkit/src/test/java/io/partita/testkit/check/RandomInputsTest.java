@@ -3,9 +3,11 @@ package io.partita.testkit.check;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.Arena;
+import java.util.List;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
@@ -117,6 +119,30 @@ class RandomInputsTest {
         g.finalizeGraph();
         try (Arena arena = Arena.ofConfined()) {
             assertArrayEquals(new double[] {4}, RandomInputs.forGraph(rt, g, CPU, arena, 3).get(1L).toDoubleArray());
+        }
+    }
+
+    @Test
+    void sliceParametersWithNoDeclaredOutputTakeWholeAxesAndGivenInputsAreKept() {
+        GraphRuntime rt = GraphRuntime.referenceOnly();
+        Graph g = rt.createGraph(EngineKind.CPU);
+        LogicalTensor[] params = new LogicalTensor[4];
+        for (int i = 0; i < 4; i++) {
+            params[i] = LogicalTensor.of(1 + i, DataType.S64, 2);
+        }
+        g.add(Op.builder(0, OpKind.PartitaSlice).inputs(f32(0, 3, 5), params[0], params[1], params[2], params[3])
+                .output(LogicalTensor.of(9, DataType.F32, LogicalTensor.DYNAMIC_DIM, LogicalTensor.DYNAMIC_DIM))
+                .build());
+        g.finalizeGraph();
+        try (Arena arena = Arena.ofConfined()) {
+            Tensor steps = Tensor.allocate(params[3], CPU, arena);
+            steps.copyFrom(new double[] {2, 3});
+            Map<Long, Tensor> in = RandomInputs.forGraph(rt, g, CPU, arena, 3, Map.of(4L, steps));
+            assertArrayEquals(new double[] {0, 0}, in.get(1L).toDoubleArray(), "starts");
+            assertArrayEquals(new double[] {Integer.MAX_VALUE, Integer.MAX_VALUE}, in.get(2L).toDoubleArray(), "ends");
+            assertArrayEquals(new double[] {0, 1}, in.get(3L).toDoubleArray(), "axes");
+            assertSame(steps, in.get(4L), "a given input is used as it is");
+            assertEquals(List.of(0L, 1L, 2L, 3L, 4L), List.copyOf(in.keySet()));
         }
     }
 }

@@ -9,6 +9,7 @@ import io.partita.backend.reference.kernel.RefTensor;
 import io.partita.graph.InvalidArgumentException;
 import io.partita.graph.OpKind;
 import io.partita.runtime.schema.ops.ExtensionSchemas;
+import io.partita.spi.IndexParams;
 
 /**
  * Reference kernels of the Partita extension ops that select and index: PartitaArgMax /
@@ -272,7 +273,7 @@ public final class ExtensionKernels {
 
     private static void slice(RefContext ctx) {
         RefTensor src = ctx.in(0);
-        ExtensionSchemas.SliceAxis[] s = ExtensionSchemas.sliceAxes(src.dims(), ctx.in(1).toLongs(),
+        IndexParams.SliceAxis[] s = IndexParams.sliceAxes(src.dims(), ctx.in(1).toLongs(),
                 ctx.in(2).toLongs(), ctx.in(3).toLongs(), ctx.in(4).toLongs(), w -> error(ctx, w));
         gatherBy(ctx, src, (d, o) -> s[d].start() + o * s[d].step(), 0);
     }
@@ -293,31 +294,12 @@ public final class ExtensionKernels {
     private static void pad(RefContext ctx) {
         RefTensor src = ctx.in(0);
         long[] dims = src.dims();
-        long[][] p = ExtensionSchemas.padsPerAxis(src.rank(), ctx.in(1).toLongs(),
+        long[][] p = IndexParams.padsPerAxis(src.rank(), ctx.in(1).toLongs(),
                 ctx.hasInput(3) ? ctx.in(3).toLongs() : new long[0],
                 w -> error(ctx, w));
         double value = ctx.in(2).data()[0];
         String mode = ctx.op().stringAttr("mode");
-        gatherBy(ctx, src, (d, o) -> {
-            long n = dims[d];
-            long j = o - p[d][0];
-            if (j >= 0 && j < n) {
-                return j;
-            }
-            return switch (mode) {
-                case "edge" -> j < 0 ? 0 : n - 1;
-                case "wrap" -> Math.floorMod(j, n);
-                case "reflect" -> {
-                    if (n == 1) {
-                        yield 0;
-                    }
-                    long period = 2 * (n - 1);
-                    long r = Math.floorMod(j, period);
-                    yield r < n ? r : period - r;
-                }
-                default -> -1;
-            };
-        }, value);
+        gatherBy(ctx, src, (d, o) -> IndexParams.padSource(mode, o, p[d][0], dims[d]), value);
     }
 
     private static void tile(RefContext ctx) {

@@ -16,6 +16,7 @@ import io.partita.runtime.schema.Dims;
 import io.partita.runtime.schema.OpSchemaImpl;
 import io.partita.runtime.schema.ShapeContext;
 import io.partita.runtime.schema.ShapeRules;
+import io.partita.spi.IndexParams;
 
 /**
  * Schemas of the Partita extension ops that select and index (added for ONNX): PartitaArgMax and
@@ -524,62 +525,6 @@ public final class ExtensionSchemas {
         return d[0] < 0 ? -1 : d[0];
     }
 
-    /**
-     * One sliced axis: the first index, the step and the element count, ONNX's rules: negative
-     * starts/ends count from the end; for a positive step start and end clamp to [0, dim], for a
-     * negative one start to [0, dim - 1] and end to [-1, dim - 1].
-     */
-    public record SliceAxis(long start, long step, long count) {
-        public static SliceAxis of(long dim, long start, long end, long step) {
-            long b = start < 0 ? start + dim : start;
-            long e = end < 0 ? Math.max(end, Long.MIN_VALUE + dim) + dim : end;
-            if (step > 0) {
-                b = Math.clamp(b, 0, dim);
-                e = Math.clamp(e, 0, dim);
-                return new SliceAxis(b, step, Math.max(0, ceilDiv(e - b, step)));
-            }
-            b = Math.clamp(b, 0, Math.max(dim - 1, 0));
-            e = Math.clamp(e, -1, dim - 1);
-            return new SliceAxis(b, step, dim == 0 ? 0 : Math.max(0, ceilDiv(b - e, -step)));
-        }
-
-        private static long ceilDiv(long a, long b) {
-            return -Math.floorDiv(-a, b);
-        }
-    }
-
-    /**
-     * The sliced axes of src dims from the starts/ends/axes/steps values: one entry per src axis
-     * (the whole axis when not sliced); errors for mismatched lengths, bad or repeated axes, step 0.
-     */
-    public static SliceAxis[] sliceAxes(long[] src, long[] starts, long[] ends, long[] axes, long[] steps,
-            java.util.function.Function<String, RuntimeException> error) {
-        int rank = src.length;
-        if (ends.length != starts.length || axes.length != starts.length || steps.length != starts.length) {
-            throw error.apply("starts " + Arrays.toString(starts) + ", ends " + Arrays.toString(ends) + ", axes "
-                    + Arrays.toString(axes) + " and steps " + Arrays.toString(steps) + "; expected as many of each");
-        }
-        SliceAxis[] out = new SliceAxis[rank];
-        for (int i = 0; i < rank; i++) {
-            out[i] = new SliceAxis(0, 1, src[i]);
-        }
-        boolean[] seen = new boolean[rank];
-        for (int k = 0; k < starts.length; k++) {
-            int a = Dims.normalizeAxis(axes[k], rank);
-            if (a < 0 || seen[a]) {
-                throw error.apply("axes " + Arrays.toString(axes) + ": axis " + axes[k] + (a < 0 ? " is out of range "
-                        + "for rank " + rank : " is repeated") + "; expected unique axes in [" + -rank + ", "
-                        + (rank - 1) + "]");
-            }
-            seen[a] = true;
-            if (steps[k] == 0) {
-                throw error.apply("steps " + Arrays.toString(steps) + " has a 0; expected non-zero steps");
-            }
-            out[a] = SliceAxis.of(src[a], starts[k], ends[k], steps[k]);
-        }
-        return out;
-    }
-
     private static void inferSlice(ShapeContext ctx) {
         long[] src = ctx.dims(0);
         if (src == null) {
@@ -606,7 +551,7 @@ public final class ExtensionSchemas {
             ctx.setOutput(0, dynamic(src.length));
             return;
         }
-        SliceAxis[] s = sliceAxes(src, st, en, ax, sp, ctx::error);
+        IndexParams.SliceAxis[] s = IndexParams.sliceAxes(src, st, en, ax, sp, ctx::error);
         long[] out = new long[src.length];
         for (int i = 0; i < out.length; i++) {
             out[i] = s[i].count();
@@ -669,35 +614,6 @@ public final class ExtensionSchemas {
         ctx.setOutput(0, out);
     }
 
-    /** Per src axis, the begin and end pads, from pads values over the axes (all when empty). */
-    public static long[][] padsPerAxis(int rank, long[] pads, long[] axes,
-            java.util.function.Function<String, RuntimeException> error) {
-        long[] ax = axes;
-        if (ax.length == 0) {
-            ax = new long[rank];
-            for (int i = 0; i < rank; i++) {
-                ax[i] = i;
-            }
-        }
-        if (pads.length != 2L * ax.length) {
-            throw error.apply("pads " + Arrays.toString(pads) + " has " + pads.length + " values; expected "
-                    + 2 * ax.length + " (begin and end for each of " + ax.length + " axes)");
-        }
-        long[][] out = new long[rank][2];
-        boolean[] seen = new boolean[rank];
-        for (int k = 0; k < ax.length; k++) {
-            int a = Dims.normalizeAxis(ax[k], rank);
-            if (a < 0 || seen[a]) {
-                throw error.apply("axes " + Arrays.toString(ax) + ": axis " + ax[k] + " is out of range or repeated "
-                        + "for rank " + rank);
-            }
-            seen[a] = true;
-            out[a][0] = pads[k];
-            out[a][1] = pads[k + ax.length];
-        }
-        return out;
-    }
-
     private static void inferPad(ShapeContext ctx) {
         long[] src = ctx.dims(0);
         if (src == null) {
@@ -726,7 +642,7 @@ public final class ExtensionSchemas {
             ctx.setOutput(0, dynamic(src.length));
             return;
         }
-        long[][] p = padsPerAxis(src.length, pads, axes, ctx::error);
+        long[][] p = IndexParams.padsPerAxis(src.length, pads, axes, ctx::error);
         long[] out = new long[src.length];
         String mode = ctx.op().stringAttr("mode");
         for (int i = 0; i < out.length; i++) {

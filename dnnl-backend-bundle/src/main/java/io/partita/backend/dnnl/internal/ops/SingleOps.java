@@ -14,7 +14,7 @@ import io.partita.graph.UnsupportedFeatureException;
 
 /**
  * Single-op primitives (softmax, normalization, pooling, reduction, data movement, and the Partita
- * extension ops on real networks' hot paths: LRN and Gather): which exist and how to make them.
+ * extension ops on real networks' hot paths: LRN, Gather, Slice and Pad): which exist and how to make them.
  */
 public final class SingleOps {
     private SingleOps() {
@@ -24,7 +24,8 @@ public final class SingleOps {
     public static Set<OpKind> kinds() {
         return EnumSet.of(OpKind.BiasAdd, OpKind.SoftMax, OpKind.LayerNorm, OpKind.MaxPool, OpKind.AvgPool,
                 OpKind.ReduceSum, OpKind.ReduceMean, OpKind.Reorder, OpKind.TypeCast, OpKind.StaticReshape,
-                OpKind.StaticTranspose, OpKind.Concat, OpKind.PartitaLRN, OpKind.PartitaGather);
+                OpKind.StaticTranspose, OpKind.Concat, OpKind.PartitaLRN, OpKind.PartitaGather,
+                OpKind.PartitaSlice, OpKind.PartitaPad);
     }
 
     /**
@@ -52,6 +53,10 @@ public final class SingleOps {
             case PartitaGather -> {
                 noChain(base, chained);
                 yield GatherPrimitive.describe(base, inputs, dst);
+            }
+            case PartitaSlice, PartitaPad -> {
+                noChain(base, chained);
+                yield IndexMapPrimitive.describe(base, inputs, dst);
             }
             case Reorder, TypeCast, StaticReshape, StaticTranspose, Concat -> {
                 noChain(base, chained);
@@ -105,6 +110,7 @@ public final class SingleOps {
             case CopyPrimitive.Desc d -> new CopyPrimitive(d);
             case LrnPrimitive.Desc d -> new LrnPrimitive(d);
             case GatherPrimitive.Desc d -> new GatherPrimitive(d);
+            case IndexMapPrimitive.Desc d -> new IndexMapPrimitive(d);
             default -> throw new UnsupportedFeatureException("dnnl: no primitive for descriptor " + desc);
         };
     }

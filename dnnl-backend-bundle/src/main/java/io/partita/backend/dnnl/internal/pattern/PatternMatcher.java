@@ -20,7 +20,7 @@ import io.partita.spi.GraphView;
  * Convolution, binary, eltwise, SoftMax, pooling, reduction) followed by a chain of post-ops
  * (BiasAdd after MatMul/Convolution, activations, binary ops whose other operand comes from outside
  * the chain and broadcasts to the output), plus single-op primitives for LayerNorm, data
- * movement, LRN and Gather. Only static shapes: an op with a dynamic dim is never claimed. DEBUG claims single ops.
+ * movement, LRN, Gather, Slice and Pad. Only static shapes: an op with a dynamic dim is never claimed. DEBUG claims single ops.
  */
 public final class PatternMatcher {
     static final Set<OpKind> BINARY = Set.of(OpKind.Add, OpKind.Subtract, OpKind.Multiply, OpKind.Divide,
@@ -213,6 +213,9 @@ public final class PatternMatcher {
 
     /** Whether the base op itself is something this backend runs. */
     static boolean supports(Op op) {
+        if (valueShaped(op)) {
+            return staticInputs(op) && op.output(0).ndims() >= 0 && indexOperands(op);
+        }
         if (!staticShapes(op)) {
             return false;
         }
@@ -220,10 +223,7 @@ public final class PatternMatcher {
             return floatTypes(op);
         }
         if (op.kind() == OpKind.PartitaGather) {
-            // f32 data, s32/s64 indices read at execution
-            DataType idx = op.input(1).dataType();
-            return op.input(0).dataType() == DataType.F32 && op.output(0).dataType() == DataType.F32
-                    && (idx == DataType.S32 || idx == DataType.S64) && op.input(0).ndims() >= 1;
+            return indexOperands(op);
         }
         if (!allF32(op)) {
             return false;
@@ -240,6 +240,36 @@ public final class PatternMatcher {
             case ReduceSum, ReduceMean -> op.inputs().size() == 1;
             default -> true;
         };
+    }
+
+    /**
+     * Slice and Pad: their output dims follow from parameter values read at execution, so the output
+     * may be dynamic while every input is static (the runtime gives the kernel concrete outputs).
+     */
+    public static boolean valueShaped(Op op) {
+        return op.kind() == OpKind.PartitaSlice || op.kind() == OpKind.PartitaPad;
+    }
+
+    /** f32 data in and out (and Pad's f32 value, input 2); s32/s64 indices or parameters read at execution. */
+    private static boolean indexOperands(Op op) {
+        for (int i = 1; i < op.inputs().size(); i++) {
+            DataType t = op.input(i).dataType();
+            boolean padValue = op.kind() == OpKind.PartitaPad && i == 2;
+            if (padValue ? t != DataType.F32 : t != DataType.S32 && t != DataType.S64) {
+                return false;
+            }
+        }
+        return op.input(0).dataType() == DataType.F32 && op.output(0).dataType() == DataType.F32
+                && op.input(0).ndims() >= 1;
+    }
+
+    private static boolean staticInputs(Op op) {
+        for (LogicalTensor t : op.inputs()) {
+            if (t.ndims() < 0 || t.hasDynamicDim()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static boolean floatTypes(Op op) {

@@ -31,8 +31,12 @@ public final class Planner {
         for (LogicalTensor t : r.inputs()) {
             requireStatic(t);
         }
+        boolean valueShaped = r.ops().size() == 1
+                && io.partita.backend.dnnl.internal.pattern.PatternMatcher.valueShaped(r.ops().get(0));
         for (LogicalTensor t : r.outputs()) {
-            requireStatic(t);
+            if (!valueShaped) { // Slice and Pad learn their output dims at execution
+                requireStatic(t);
+            }
         }
         List<Op> ops = r.ops();
         Op base = ops.get(0);
