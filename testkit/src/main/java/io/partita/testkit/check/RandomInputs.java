@@ -244,6 +244,15 @@ public final class RandomInputs {
         if (!declared && (op.kind() == OpKind.PartitaSlice || op.kind() == OpKind.PartitaPad)) {
             return sliceOrPadParameter(lt, op);
         }
+        if (!declared && op.kind() == OpKind.PartitaExpand && src != null) {
+            // the source's own dims (ones in front up to the shape's length): an expansion that always fits
+            double[] v = new double[Math.toIntExact(lt.elementCount())];
+            java.util.Arrays.fill(v, 1);
+            for (int i = 0; i < Math.min(v.length, src.length); i++) {
+                v[v.length - 1 - i] = src[src.length - 1 - i];
+            }
+            return v;
+        }
         if (target == null || !LogicalTensor.of(lt.id(), lt.dataType(), target).isConcrete()) {
             throw new UnsupportedFeatureException("cannot choose values for shape input tensor " + lt.id() + " of "
                     + op.describe() + ": its output dims are not declared");
@@ -317,6 +326,9 @@ public final class RandomInputs {
 
     /** The axes a reduction's declared output drops (or keeps as 1) from its input. */
     private static double[] reducedAxes(LogicalTensor lt, Op op) {
+        if (op.kind() == OpKind.PartitaCumSum && op.input(0).ndims() > 0) {
+            return new double[] {op.input(0).ndims() - 1}; // a running sum along the last axis
+        }
         long[] in = op.input(0).dims();
         long[] out = op.output(0).dims();
         if (in == null || out == null) {

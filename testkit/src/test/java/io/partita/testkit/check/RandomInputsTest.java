@@ -145,4 +145,20 @@ class RandomInputsTest {
             assertEquals(List.of(0L, 1L, 2L, 3L, 4L), List.copyOf(in.keySet()));
         }
     }
+
+    @Test
+    void expandShapeAndCumSumAxisKnownOnlyAtExecutionGetValuesThatAlwaysFit() {
+        GraphRuntime rt = GraphRuntime.referenceOnly();
+        Graph g = rt.createGraph(EngineKind.CPU);
+        g.add(Op.builder(0, OpKind.PartitaExpand).inputs(f32(0, 3, 1), LogicalTensor.of(1, DataType.S64, 3))
+                .output(LogicalTensor.unknownRank(2, DataType.F32)).build());
+        g.add(Op.builder(1, OpKind.PartitaCumSum).inputs(f32(3, 2, 5), LogicalTensor.of(4, DataType.S32, 1))
+                .output(f32(5, 2, 5)).build());
+        g.finalizeGraph();
+        try (Arena arena = Arena.ofConfined()) {
+            Map<Long, Tensor> in = RandomInputs.forGraph(rt, g, CPU, arena, 3);
+            assertArrayEquals(new double[] {1, 3, 1}, in.get(1L).toDoubleArray(), "the source's dims, a 1 in front");
+            assertArrayEquals(new double[] {1}, in.get(4L).toDoubleArray(), "the last axis");
+        }
+    }
 }
