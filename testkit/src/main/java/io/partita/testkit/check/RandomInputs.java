@@ -244,6 +244,9 @@ public final class RandomInputs {
         if (!declared && (op.kind() == OpKind.PartitaSlice || op.kind() == OpKind.PartitaPad)) {
             return sliceOrPadParameter(lt, op);
         }
+        if (op.kind() == OpKind.PartitaResize && src != null) {
+            return resizeParameter(lt, op, src, declared ? target : src);
+        }
         if (!declared && op.kind() == OpKind.PartitaExpand && src != null) {
             // the source's own dims (ones in front up to the shape's length): an expansion that always fits
             double[] v = new double[Math.toIntExact(lt.elementCount())];
@@ -352,11 +355,41 @@ public final class RandomInputs {
                 }
             }
         }
+        if (axes.size() != lt.elementCount() && op.kind() == OpKind.PartitaReduce && lt.elementCount() <= in.length) {
+            // The output is dynamic while the axes are known only at execution: the first axes fit any
+            // declaration then, where the declared dims imply another count of them.
+            double[] first = new double[Math.toIntExact(lt.elementCount())];
+            for (int i = 0; i < first.length; i++) {
+                first[i] = i;
+            }
+            return first;
+        }
         if (axes.size() != lt.elementCount()) {
             throw new UnsupportedFeatureException("cannot choose " + lt.elementCount() + " axes for tensor " + lt.id()
                     + " of " + op.describe() + ": its declared dims imply " + axes);
         }
         return axes.stream().mapToDouble(Integer::doubleValue).toArray();
+    }
+
+    /**
+     * A PartitaResize's sizes (integers) or scales (f32) for its resized axes (all, or its axes
+     * attribute's): those of {@code target}, the declared output, or the source itself (an identity
+     * resize, which every mode admits) when nothing is declared.
+     */
+    private static double[] resizeParameter(LogicalTensor lt, Op op, long[] src, long[] target) {
+        long[] axes = op.longsAttr("axes");
+        int n = axes.length == 0 ? src.length : axes.length;
+        if (lt.elementCount() != n) {
+            throw new UnsupportedFeatureException("cannot choose values for tensor " + lt.id() + " of " + op.describe()
+                    + ": it has " + lt.elementCount() + " elements for " + n + " resized axes");
+        }
+        boolean scales = lt.dataType() == DataType.F32;
+        double[] v = new double[n];
+        for (int k = 0; k < n; k++) {
+            int a = axes.length == 0 ? k : (int) Math.floorMod(axes[k], src.length);
+            v[k] = scales ? (double) target[a] / src[a] : target[a];
+        }
+        return v;
     }
 
     private static double[] permutationFor(LogicalTensor lt, Op op, long[] src, long[] target) {

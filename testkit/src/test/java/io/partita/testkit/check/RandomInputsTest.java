@@ -161,4 +161,22 @@ class RandomInputsTest {
             assertArrayEquals(new double[] {1}, in.get(4L).toDoubleArray(), "the last axis");
         }
     }
+
+    @Test
+    void resizeScalesAreTheDeclaredRatiosOverItsAxesAndReduceAxesFallBackToTheFirstOnes() {
+        GraphRuntime rt = GraphRuntime.referenceOnly();
+        Graph g = rt.createGraph(EngineKind.CPU);
+        g.add(Op.builder(0, OpKind.PartitaResize).inputs(f32(0, 1, 1, 4, 5), LogicalTensor.of(1, DataType.F32, 2))
+                .output(f32(2, 1, 1, 8, 15)).attr("axes", new long[] {3, 2}).attr("mode", "nearest")
+                .attr("dst_dims", new long[] {1, 1, 8, 15}).build());
+        g.add(Op.builder(1, OpKind.PartitaReduce).inputs(f32(3, 2, 3, 4), LogicalTensor.of(4, DataType.S64, 1))
+                .output(LogicalTensor.unknownRank(5, DataType.F32)).attr("mode", "sum").attr("keep_dims", true)
+                .build());
+        g.finalizeGraph();
+        try (Arena arena = Arena.ofConfined()) {
+            Map<Long, Tensor> in = RandomInputs.forGraph(rt, g, CPU, arena, 3);
+            assertArrayEquals(new double[] {3, 2}, in.get(1L).toDoubleArray(), "scales of axes 3 and 2");
+            assertArrayEquals(new double[] {0}, in.get(4L).toDoubleArray(), "one axis: the first");
+        }
+    }
 }
