@@ -20,7 +20,8 @@ import io.partita.spi.GraphView;
  * Convolution, binary, eltwise, SoftMax, pooling, reduction) followed by a chain of post-ops
  * (BiasAdd after MatMul/Convolution, activations, binary ops whose other operand comes from outside
  * the chain and broadcasts to the output), plus single-op primitives for LayerNorm and data
- * movement. Only static shapes: an op with a dynamic dim is never claimed. DEBUG claims single ops.
+ * movement; and oneDNN's int8 MatMul pattern ({@link QuantizedPattern}). Only static shapes: an op
+ * with a dynamic dim is never claimed. DEBUG claims single ops.
  */
 public final class PatternMatcher {
     static final Set<OpKind> BINARY = Set.of(OpKind.Add, OpKind.Subtract, OpKind.Multiply, OpKind.Divide,
@@ -41,6 +42,18 @@ public final class PatternMatcher {
         Set<Long> taken = new HashSet<>();
         for (Op op : g.ops()) {
             if (g.isClaimed(op.id()) || taken.contains(op.id()) || !implemented.contains(op.kind()) || !supports(op)) {
+                continue;
+            }
+            List<Op> int8 = policy == PartitionPolicy.FUSION ? QuantizedPattern.match(g, op, taken, implemented) : null;
+            if (int8 != null) {
+                LinkedHashSet<Long> ids = new LinkedHashSet<>();
+                StringBuilder pattern = new StringBuilder("int8");
+                for (Op o : int8) {
+                    ids.add(o.id());
+                    pattern.append('_').append(name(o.kind()));
+                }
+                taken.addAll(ids);
+                claims.add(new Claim(ids, pattern.toString()));
                 continue;
             }
             LinkedHashSet<Long> ids = new LinkedHashSet<>();
@@ -283,6 +296,8 @@ public final class PatternMatcher {
             case Convolution -> "conv";
             case BiasAdd -> "bias";
             case BatchNormInference -> "bn";
+            case Dequantize -> "dq";
+            case Quantize -> "q";
             default -> k.spelling().toLowerCase(java.util.Locale.ROOT);
         };
     }

@@ -7,6 +7,7 @@ import io.partita.backend.dnnl.internal.ops.BatchNormAffine;
 import io.partita.backend.dnnl.internal.ops.ConvPrimitive;
 import io.partita.backend.dnnl.internal.ops.ElementwisePrimitive;
 import io.partita.backend.dnnl.internal.ops.MatMulPrimitive;
+import io.partita.backend.dnnl.internal.ops.QuantizedMatMulPrimitive;
 import io.partita.backend.dnnl.internal.ops.SingleOps;
 import io.partita.backend.dnnl.internal.postops.Activation;
 import io.partita.backend.dnnl.internal.postops.PostOpChain;
@@ -33,6 +34,9 @@ public final class Planner {
         }
         for (LogicalTensor t : r.outputs()) {
             requireStatic(t);
+        }
+        if (QuantizedPlan.applies(r)) {
+            return QuantizedPlan.describe(r);
         }
         List<Op> ops = r.ops();
         Op base = ops.get(0);
@@ -99,6 +103,9 @@ public final class Planner {
     public static Primitive create(Object desc) {
         if (desc instanceof MatMulPrimitive.Desc d) {
             return new MatMulPrimitive(d);
+        }
+        if (desc instanceof QuantizedMatMulPrimitive.Desc d) {
+            return new QuantizedMatMulPrimitive(d, create(d.inner()));
         }
         if (desc instanceof ConvPrimitive.Desc d) {
             return new ConvPrimitive(d);

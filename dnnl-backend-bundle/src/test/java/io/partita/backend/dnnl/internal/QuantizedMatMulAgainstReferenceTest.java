@@ -1,0 +1,93 @@
+package io.partita.backend.dnnl.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import io.partita.graph.DataType;
+import io.partita.graph.Graph;
+import io.partita.graph.LogicalTensor;
+import io.partita.graph.Op;
+import io.partita.graph.OpKind;
+import io.partita.graph.Partition;
+import io.partita.graph.PartitionPolicy;
+import io.partita.graph.PropertyType;
+
+/**
+ * oneDNN's int8 MatMul pattern (Dequantize, Dequantize → MatMul → post-ops → Quantize) as one dnnl
+ * partition, against the reference backend running each op exactly.
+ */
+class QuantizedMatMulAgainstReferenceTest {
+    private static LogicalTensor t(long id, DataType dt, long... dims) {
+        return LogicalTensor.of(id, dt, dims);
+    }
+
+    private static Op dequantize(long id, LogicalTensor in, LogicalTensor out, float[] scales, long[] zps, long axis) {
+        return Op.builder(id, OpKind.Dequantize).input(in).output(out).attr("qtype", axis < 0 ? "per_tensor"
+                : "per_channel").attr("axis", Math.max(axis, 0)).attr("scales", scales).attr("zps", zps).build();
+    }
+
+    private static float[] channelScales(int n) {
+        float[] s = new float[n];
+        for (int i = 0; i < n; i++) {
+            s[i] = 0.01f + 0.003f * (i % 7);
+        }
+        return s;
+    }
+
+    /** src [m, k] u8 or s8 per tensor with a zero point, weights [k, n] s8 per output channel, bias, ReLU, Quantize. */
+    private static void build(Graph g, long m, long k, long n, DataType srcType, DataType dstType, boolean quantize,
+            boolean constantWeights) {
+        LogicalTensor w = t(1, DataType.S8, k, n);
+        g.add(dequantize(0, t(0, srcType, m, k), t(10, DataType.F32, m, k), new float[] {0.05f},
+                new long[] {srcType == DataType.U8 ? 120 : 3}, -1));
+        g.add(dequantize(1, constantWeights ? w.withProperty(PropertyType.CONSTANT) : w, t(11, DataType.F32, k, n),
+                channelScales((int) n), new long[(int) n], 1));
+        g.add(Op.builder(2, OpKind.MatMul).inputs(t(10, DataType.F32, m, k), t(11, DataType.F32, k, n),
+                t(2, DataType.F32, n).withProperty(PropertyType.CONSTANT)).output(t(12, DataType.F32, m, n)).build());
+        g.add(Op.builder(3, OpKind.ReLU).input(t(12, DataType.F32, m, n)).output(t(13, DataType.F32, m, n)).build());
+        if (quantize) {
+            g.add(Op.builder(4, OpKind.Quantize).input(t(13, DataType.F32, m, n)).output(t(14, dstType, m, n))
+                    .attr("qtype", "per_tensor").attr("scales", new float[] {0.02f})
+                    .attr("zps", new long[] {dstType == DataType.U8 ? 7 : -5}).build());
+        }
+    }
+
+    @ParameterizedTest(name = "[{0}x{1}] x [{1}x{2}] {3} -> {4} quantize={5} constant={6}")
+    @CsvSource({
+        "16,256,128,u8,s8,true,true", "1,13,7,s8,u8,true,true", "33,65,31,u8,u8,true,false",
+        "16,1024,64,s8,s8,true,true", "5,17,9,u8,s8,false,true", "64,300,70,s8,s8,false,false"
+    })
+    void oneDnnlPartitionMatchingTheReference(long m, long k, long n, String src, String dst, boolean quantize,
+            boolean constantWeights) {
+        DataType s = DataType.valueOf(src.toUpperCase());
+        DataType d = DataType.valueOf(dst.toUpperCase());
+        List<Partition> parts = AgainstReference.check(g -> build(g, m, k, n, s, d, quantize, constantWeights),
+                m * 31 + n);
+        assertEquals(1, parts.size(), parts.toString());
+        assertEquals("dnnl", parts.get(0).backendId());
+        assertEquals(quantize ? 5 : 4, parts.get(0).ops().size());
+    }
+
+    /** A dequantized value read twice, or a float8 type, leaves the ops to the reference; DEBUG claims no pattern. */
+    @Test
+    void whatThePatternDoesNotCover() {
+        Graph g = AgainstReference.WITH_DNNL.createGraph(io.partita.graph.EngineKind.CPU);
+        build(g, 4, 8, 3, DataType.U8, DataType.S8, true, true);
+        g.add(Op.builder(5, OpKind.ReLU).input(t(10, DataType.F32, 4, 8)).output(t(15, DataType.F32, 4, 8)).build());
+        g.finalizeGraph();
+        List<Partition> parts = g.partitions(PartitionPolicy.FUSION);
+        assertTrue(parts.stream().noneMatch(p -> p.ops().stream().anyMatch(o -> o.kind() == OpKind.Dequantize)
+                && p.backendId().equals("dnnl")), parts.toString());
+
+        Graph debug = AgainstReference.WITH_DNNL.createGraph(io.partita.graph.EngineKind.CPU);
+        build(debug, 4, 8, 3, DataType.U8, DataType.S8, true, true);
+        debug.finalizeGraph();
+        assertEquals(5, debug.partitions(PartitionPolicy.DEBUG).size());
+    }
+}
