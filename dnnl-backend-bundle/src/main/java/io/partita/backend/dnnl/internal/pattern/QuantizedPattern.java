@@ -1,6 +1,7 @@
 package io.partita.backend.dnnl.internal.pattern;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
@@ -11,8 +12,9 @@ import io.partita.graph.OpKind;
 import io.partita.spi.GraphView;
 
 /**
- * oneDNN's int8 MatMul pattern: a MatMul whose src and weights each come from a static Dequantize
- * of an 8-bit integer tensor that nothing else reads, the MatMul's post-op chain, and a static
+ * oneDNN's int8 MatMul and Convolution patterns: the base op's src and weights each come from a
+ * static Dequantize of an 8-bit integer tensor that nothing else reads, then the base op's post-op
+ * chain (whose binary operands may be dequantized the same way: oneDNN's int8 "sum"), and a static
  * Quantize to an 8-bit integer type when that alone reads the chain's result (without it the
  * partition gives the f32 result). One partition, as oneDNN's int8 fusion makes it.
  */
@@ -20,21 +22,33 @@ final class QuantizedPattern {
     private QuantizedPattern() {
     }
 
-    /** The ops of the pattern around {@code mm}, or null when it does not match. */
-    static List<Op> match(GraphView g, Op mm, Set<Long> taken, Set<OpKind> implemented) {
-        if (mm.kind() != OpKind.MatMul || !PatternMatcher.staticShapes(mm) || !PatternMatcher.allF32(mm)) {
+    /** The ops of the pattern around {@code base}, or null when it does not match. */
+    static List<Op> match(GraphView g, Op base, Set<Long> taken, Set<OpKind> implemented) {
+        if (base.kind() != OpKind.MatMul && base.kind() != OpKind.Convolution) {
             return null;
         }
-        Op src = dequantize(g, mm.input(0), taken);
-        Op weights = dequantize(g, mm.input(1), taken);
-        // One integer tensor as both operands would be one partition input standing for two f32 ones.
-        if (src == null || weights == null || src.id() == weights.id() || src.input(0).id() == weights.input(0).id()) {
+        Op src = dequantize(g, base.input(0), taken);
+        Op weights = dequantize(g, base.input(1), taken);
+        if (src == null || weights == null) {
             return null;
         }
-        List<Op> ops = new ArrayList<>(List.of(src, weights, mm));
-        List<Op> chain = PatternMatcher.chain(g, mm, taken, implemented);
-        ops.addAll(chain);
-        Op q = quantize(g, (chain.isEmpty() ? mm : chain.get(chain.size() - 1)).output(0), taken);
+        List<Op> ops = new ArrayList<>(List.of(src, weights, base));
+        // Each integer tensor is one partition input standing for one f32 value.
+        Set<Long> integerInputs = new HashSet<>(List.of(src.input(0).id()));
+        if (!integerInputs.add(weights.input(0).id())) {
+            return null;
+        }
+        List<Op> chain = PatternMatcher.chain(g, base, taken, implemented);
+        for (Op c : chain) {
+            for (LogicalTensor operand : c.inputs()) {
+                Op d = dequantize(g, operand, taken);
+                if (d != null && integerInputs.add(d.input(0).id())) {
+                    ops.add(d);
+                }
+            }
+            ops.add(c);
+        }
+        Op q = quantize(g, (chain.isEmpty() ? base : chain.get(chain.size() - 1)).output(0), taken);
         if (q != null) {
             ops.add(q);
         }

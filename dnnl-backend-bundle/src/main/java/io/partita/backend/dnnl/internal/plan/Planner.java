@@ -7,7 +7,7 @@ import io.partita.backend.dnnl.internal.ops.BatchNormAffine;
 import io.partita.backend.dnnl.internal.ops.ConvPrimitive;
 import io.partita.backend.dnnl.internal.ops.ElementwisePrimitive;
 import io.partita.backend.dnnl.internal.ops.MatMulPrimitive;
-import io.partita.backend.dnnl.internal.ops.QuantizedMatMulPrimitive;
+import io.partita.backend.dnnl.internal.ops.QuantizedPrimitive;
 import io.partita.backend.dnnl.internal.ops.SingleOps;
 import io.partita.backend.dnnl.internal.postops.Activation;
 import io.partita.backend.dnnl.internal.postops.PostOpChain;
@@ -104,8 +104,8 @@ public final class Planner {
         if (desc instanceof MatMulPrimitive.Desc d) {
             return new MatMulPrimitive(d);
         }
-        if (desc instanceof QuantizedMatMulPrimitive.Desc d) {
-            return new QuantizedMatMulPrimitive(d, create(d.inner()));
+        if (desc instanceof QuantizedPrimitive.Desc d) {
+            return new QuantizedPrimitive(d, create(d.inner()));
         }
         if (desc instanceof ConvPrimitive.Desc d) {
             return new ConvPrimitive(d);

@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.partita.backend.dnnl.internal.ops.QuantParams;
-import io.partita.backend.dnnl.internal.ops.QuantizedMatMulPrimitive;
+import io.partita.backend.dnnl.internal.ops.QuantizedPrimitive;
 import io.partita.graph.DataType;
 import io.partita.graph.LayoutType;
 import io.partita.graph.LogicalTensor;
@@ -14,10 +14,10 @@ import io.partita.graph.PropertyType;
 import io.partita.spi.CompileRequest;
 
 /**
- * Plans an int8 MatMul partition (Dequantize, Dequantize → MatMul, post-ops [→ Quantize]): the f32
- * MatMul partition it contains is planned as usual, over dense f32 stand-ins for the dequantized
- * src and weights (the weights keep their constant property, so they are packed once), and the
- * quantization parameters wrap it ({@link QuantizedMatMulPrimitive}).
+ * Plans an int8 partition (Dequantize ops → MatMul or Convolution, post-ops [→ Quantize]): the f32
+ * partition it contains is planned as usual, over dense f32 stand-ins for the dequantized inputs
+ * (the weights keep their constant property, so they are packed once), and the quantization
+ * parameters wrap it ({@link QuantizedPrimitive}).
  */
 final class QuantizedPlan {
     private QuantizedPlan() {
@@ -28,19 +28,34 @@ final class QuantizedPlan {
     }
 
     static Object describe(CompileRequest r) {
-        Op mm = only(r, OpKind.MatMul);
-        Op dqSrc = producer(r, mm.input(0));
-        Op dqWeights = producer(r, mm.input(1));
-        Op q = r.ops().stream().filter(o -> o.kind() == OpKind.Quantize).findFirst().orElse(null);
+        Op base = r.ops().stream().filter(o -> o.kind() == OpKind.MatMul || o.kind() == OpKind.Convolution)
+                .findFirst().orElseThrow(() -> new IllegalStateException("int8 partition " + r.partitionId()
+                        + " has no MatMul or Convolution"));
+        long weightsValue = base.input(1).id();
         List<LogicalTensor> in = new ArrayList<>(r.inputs());
-        int srcPort = Planner.indexOf(in, dqSrc.input(0).id());
-        int weightsPort = Planner.indexOf(in, dqWeights.input(0).id());
-        LogicalTensor srcQ = in.get(srcPort);
-        LogicalTensor weightsQ = in.get(weightsPort);
-        LogicalTensor srcF = dense(mm.input(0).id(), srcQ.dims(), PropertyType.UNDEF);
-        LogicalTensor weightsF = dense(mm.input(1).id(), weightsQ.dims(), weightsQ.property());
-        in.set(srcPort, srcF);
-        in.set(weightsPort, weightsF);
+        List<QuantizedPrimitive.Dequantized> operands = new ArrayList<>();
+        QuantizedPrimitive.Dequantized weights = null;
+        for (Op dq : r.ops()) {
+            if (dq.kind() != OpKind.Dequantize) {
+                continue;
+            }
+            int port = Planner.indexOf(in, dq.input(0).id());
+            LogicalTensor q = r.inputs().get(port);
+            boolean isWeights = dq.output(0).id() == weightsValue;
+            LogicalTensor f = dense(dq.output(0).id(), q.dims(), isWeights ? q.property() : PropertyType.UNDEF);
+            in.set(port, f);
+            QuantizedPrimitive.Dequantized d = new QuantizedPrimitive.Dequantized(port,
+                    QuantParams.of(dq, q.dataType(), q.ndims()), f);
+            if (isWeights) {
+                weights = d;
+            } else {
+                operands.add(d);
+            }
+        }
+        if (weights == null) {
+            throw new IllegalStateException("int8 partition " + r.partitionId() + ": the weights are not dequantized");
+        }
+        Op q = r.ops().stream().filter(o -> o.kind() == OpKind.Quantize).findFirst().orElse(null);
         List<LogicalTensor> out = r.outputs();
         LogicalTensor dstF = null;
         if (q != null) {
@@ -48,29 +63,14 @@ final class QuantizedPlan {
             out = List.of(dstF);
         }
         List<Op> ops = new ArrayList<>(r.ops());
-        ops.removeIf(o -> o.id() == dqSrc.id() || o.id() == dqWeights.id() || q != null && o.id() == q.id());
+        ops.removeIf(o -> o.kind() == OpKind.Dequantize || o.kind() == OpKind.Quantize);
         Object inner = Planner.describe(new PlannedRequest(r, List.copyOf(ops), List.copyOf(in), out));
-        return new QuantizedMatMulPrimitive.Desc(inner, srcPort, QuantParams.of(dqSrc, srcQ.dataType(), srcQ.ndims()),
-                srcF, weightsPort, QuantParams.of(dqWeights, weightsQ.dataType(), weightsQ.ndims()), weightsF,
-                q == null ? null : QuantParams.of(q, r.outputs().get(0).dataType(), r.outputs().get(0).ndims()), dstF);
+        LogicalTensor dst = r.outputs().get(0);
+        return new QuantizedPrimitive.Desc(inner, List.copyOf(operands), weights,
+                q == null ? null : QuantParams.of(q, dst.dataType(), dst.ndims()), dstF);
     }
 
     private static LogicalTensor dense(long id, long[] dims, PropertyType property) {
         return LogicalTensor.of(id, DataType.F32, dims, LayoutType.STRIDED, LogicalTensor.denseStrides(dims), property);
-    }
-
-    private static Op only(CompileRequest r, OpKind kind) {
-        return r.ops().stream().filter(o -> o.kind() == kind).findFirst()
-                .orElseThrow(() -> new IllegalStateException("int8 partition " + r.partitionId() + " has no " + kind));
-    }
-
-    private static Op producer(CompileRequest r, LogicalTensor t) {
-        for (Op o : r.ops()) {
-            if (o.kind() == OpKind.Dequantize && o.output(0).id() == t.id()) {
-                return o;
-            }
-        }
-        throw new IllegalStateException("int8 partition " + r.partitionId() + ": tensor " + t.id()
-                + " is not dequantized inside it");
     }
 }

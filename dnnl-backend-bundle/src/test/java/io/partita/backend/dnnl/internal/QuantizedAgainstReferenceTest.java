@@ -19,10 +19,10 @@ import io.partita.graph.PartitionPolicy;
 import io.partita.graph.PropertyType;
 
 /**
- * oneDNN's int8 MatMul pattern (Dequantize, Dequantize → MatMul → post-ops → Quantize) as one dnnl
- * partition, against the reference backend running each op exactly.
+ * oneDNN's int8 patterns (Dequantize, Dequantize → MatMul or Convolution → post-ops → Quantize) as
+ * one dnnl partition, against the reference backend running each op exactly.
  */
-class QuantizedMatMulAgainstReferenceTest {
+class QuantizedAgainstReferenceTest {
     private static LogicalTensor t(long id, DataType dt, long... dims) {
         return LogicalTensor.of(id, dt, dims);
     }
@@ -72,6 +72,49 @@ class QuantizedMatMulAgainstReferenceTest {
         assertEquals(1, parts.size(), parts.toString());
         assertEquals("dnnl", parts.get(0).backendId());
         assertEquals(quantize ? 5 : 4, parts.get(0).ops().size());
+    }
+
+    /** oneDNN's int8 "sum": a binary post-op whose other operand is dequantized too joins the partition. */
+    @Test
+    void dequantizedBinaryOperandJoins() {
+        List<Partition> parts = AgainstReference.check(g -> {
+            build(g, 16, 64, 32, DataType.U8, DataType.S8, false, true);
+            g.add(dequantize(5, t(3, DataType.S8, 16, 32), t(15, DataType.F32, 16, 32), new float[] {0.5f},
+                    new long[] {1}, -1));
+            g.add(Op.builder(6, OpKind.Add).inputs(t(13, DataType.F32, 16, 32), t(15, DataType.F32, 16, 32))
+                    .output(t(16, DataType.F32, 16, 32)).build());
+            g.add(Op.builder(7, OpKind.Quantize).input(t(16, DataType.F32, 16, 32)).output(t(17, DataType.U8, 16, 32))
+                    .attr("qtype", "per_tensor").attr("scales", new float[] {0.03f}).attr("zps", new long[] {100})
+                    .build());
+        }, 17);
+        assertEquals(1, parts.size(), parts.toString());
+        assertEquals(7, parts.get(0).ops().size());
+    }
+
+    /** src NCX u8, weights OIX s8 per output channel, bias, ReLU, Quantize; grouped too. */
+    @ParameterizedTest(name = "groups={0} constant={1}")
+    @CsvSource({"1,true", "2,true", "1,false"})
+    void convolution(long groups, boolean constantWeights) {
+        List<Partition> parts = AgainstReference.check(g -> {
+            LogicalTensor w = t(1, DataType.S8, 16, 8 / groups, 3, 3);
+            g.add(dequantize(0, t(0, DataType.U8, 2, 8, 9, 9), t(10, DataType.F32, 2, 8, 9, 9), new float[] {0.04f},
+                    new long[] {128}, -1));
+            g.add(dequantize(1, constantWeights ? w.withProperty(PropertyType.CONSTANT) : w,
+                    t(11, DataType.F32, 16, 8 / groups, 3, 3), channelScales(16), new long[16], 0));
+            g.add(Op.builder(2, OpKind.Convolution).inputs(t(10, DataType.F32, 2, 8, 9, 9),
+                    t(11, DataType.F32, 16, 8 / groups, 3, 3), t(2, DataType.F32, 16).withProperty(PropertyType.CONSTANT))
+                    .output(t(12, DataType.F32, 2, 16, 9, 9)).attr("strides", new long[] {1, 1})
+                    .attr("dilations", new long[] {1, 1}).attr("pads_begin", new long[] {1, 1})
+                    .attr("pads_end", new long[] {1, 1}).attr("groups", groups).attr("data_format", "NCX")
+                    .attr("weights_format", "OIX").build());
+            g.add(Op.builder(3, OpKind.ReLU).input(t(12, DataType.F32, 2, 16, 9, 9)).output(t(13, DataType.F32, 2, 16, 9,
+                    9)).build());
+            g.add(Op.builder(4, OpKind.Quantize).input(t(13, DataType.F32, 2, 16, 9, 9)).output(t(14, DataType.U8, 2,
+                    16, 9, 9)).attr("qtype", "per_tensor").attr("scales", new float[] {0.05f})
+                    .attr("zps", new long[] {3}).build());
+        }, 23 + groups);
+        assertEquals(1, parts.size(), parts.toString());
+        assertEquals("dnnl", parts.get(0).backendId());
     }
 
     /** A dequantized value read twice, or a float8 type, leaves the ops to the reference; DEBUG claims no pattern. */
