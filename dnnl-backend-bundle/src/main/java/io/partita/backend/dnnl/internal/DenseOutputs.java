@@ -38,6 +38,10 @@ final class DenseOutputs {
         if (request.ops().size() == 1 && WRITE_ANY_STRIDES.contains(request.ops().get(0).kind())) {
             return null;
         }
+        // An int8 partition's Quantize writes the output strides itself (and the copy has no 8-bit types).
+        if (request.ops().stream().anyMatch(o -> o.kind() == OpKind.Quantize)) {
+            return null;
+        }
         List<LogicalTensor> outs = request.outputs();
         boolean[] r = new boolean[outs.size()];
         boolean any = false;

@@ -117,6 +117,24 @@ class QuantizedAgainstReferenceTest {
         assertEquals("dnnl", parts.get(0).backendId());
     }
 
+    /** A column-major u8 src and a transposed s8 output: read and written through their strides. */
+    @Test
+    void stridedIntegerInputAndOutput() {
+        List<Partition> parts = AgainstReference.check(g -> {
+            g.add(dequantize(0, Tensors.stored(0, DataType.U8, new long[] {6, 10}, 1, 0), t(10, DataType.F32, 6, 10),
+                    new float[] {0.1f}, new long[] {9}, -1));
+            g.add(dequantize(1, t(1, DataType.S8, 10, 4).withProperty(PropertyType.CONSTANT), t(11, DataType.F32, 10, 4),
+                    new float[] {0.2f}, new long[] {0}, -1));
+            g.add(Op.builder(2, OpKind.MatMul).inputs(t(10, DataType.F32, 6, 10), t(11, DataType.F32, 10, 4))
+                    .output(t(12, DataType.F32, 6, 4)).build());
+            g.add(Op.builder(3, OpKind.Quantize).input(t(12, DataType.F32, 6, 4))
+                    .output(Tensors.stored(13, DataType.S8, new long[] {6, 4}, 1, 0)).attr("qtype", "per_tensor")
+                    .attr("scales", new float[] {0.25f}).attr("zps", new long[] {-3}).build());
+        }, 41);
+        assertEquals(1, parts.size(), parts.toString());
+        assertEquals("dnnl", parts.get(0).backendId());
+    }
+
     /** A dequantized value read twice, or a float8 type, leaves the ops to the reference; DEBUG claims no pattern. */
     @Test
     void whatThePatternDoesNotCover() {
