@@ -5,6 +5,7 @@ import static io.partita.formats.onnx.internal.Translators.v;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
+import java.util.function.IntFunction;
 
 import io.partita.formats.onnx.OnnxTensor;
 import io.partita.graph.DataType;
@@ -178,43 +179,48 @@ final class QuantTranslators {
         ctx.setConstantOutput(0, OnnxTensor.of("dequantized", out, xd, y));
     }
 
+    /** No per-axis scale. */
+    private static final IntFunction<Long> PER_TENSOR = rank -> null;
+    /** Per row of a matrix operand (its axis -2), for a rank of 2 or more. */
+    private static final IntFunction<Long> PER_ROW = rank -> rank >= 2 ? (long) rank - 2 : null;
+    /** Per column of a matrix operand (its last axis), for a rank of 2 or more. */
+    private static final IntFunction<Long> PER_COLUMN = rank -> rank >= 2 ? (long) rank - 1 : null;
+    /** Per output channel of convolution weights (axis 0). */
+    private static final IntFunction<Long> PER_OUTPUT_CHANNEL = rank -> 0L;
+
+    /**
+     * Operand {@code input} dequantized to f32 with its scale (input {@code scale}, or 1 when -1) and
+     * zero point, per tensor or along the axis {@code axis} gives for its rank.
+     */
+    private static LogicalTensor dequantized(ImportContext ctx, int input, int scale, int zeroPoint, String name,
+            IntFunction<Long> axis) {
+        LogicalTensor t = ctx.input(input);
+        long[] dims = ctx.rankedDims(t, name);
+        Quantization q = Quantization.read(ctx, dims, scale, name + "_scale", zeroPoint, name + "_zero_point",
+                axis.apply(dims.length), 0);
+        q.checkZeroPointType(ctx, t.dataType());
+        return q.dequantize(ctx, t, DataType.F32);
+    }
+
+    /** The f32 result y quantized with y_scale (input 6) and y_zero_point (input 7), per tensor. */
+    private static LogicalTensor requantized(ImportContext ctx, LogicalTensor y) {
+        Quantization q = Quantization.read(ctx, y.dims(), 6, "y_scale", 7, "y_zero_point", null, 0);
+        return q.quantize(ctx, y, ctx.inputType(7));
+    }
+
     private static void qlinearMatMul(ImportContext ctx) {
         requireF32Scales(ctx, 1, 4, 6);
-        LogicalTensor a = ctx.input(0);
-        LogicalTensor b = ctx.input(3);
-        long[] ad = ctx.rankedDims(a, "a");
-        long[] bd = ctx.rankedDims(b, "b");
-        Quantization qa = Quantization.read(ctx, ad, 1, "a_scale", 2, "a_zero_point", null, 0);
-        // b may be quantized per column (its last axis).
-        Quantization qb = Quantization.read(ctx, bd, 4, "b_scale", 5, "b_zero_point",
-                bd.length >= 2 ? (long) bd.length - 1 : null, 0);
-        qa.checkZeroPointType(ctx, a.dataType());
-        qb.checkZeroPointType(ctx, b.dataType());
-        LogicalTensor af = qa.dequantize(ctx, a, DataType.F32);
-        LogicalTensor bf = qb.dequantize(ctx, b, DataType.F32);
-        LogicalTensor y = ctx.emit1(OpKind.MatMul, List.of(af, bf), DataType.F32, x -> { });
-        DataType out = ctx.inputType(7);
-        Quantization qy = Quantization.read(ctx, y.dims(), 6, "y_scale", 7, "y_zero_point", null, 0);
-        ctx.setOutput(0, qy.quantize(ctx, y, out));
+        LogicalTensor a = dequantized(ctx, 0, 1, 2, "a", PER_TENSOR);
+        LogicalTensor b = dequantized(ctx, 3, 4, 5, "b", PER_COLUMN);
+        ctx.setOutput(0, requantized(ctx, ctx.emit1(OpKind.MatMul, List.of(a, b), DataType.F32, x -> { })));
     }
 
     private static void qlinearConv(ImportContext ctx) {
         requireF32Scales(ctx, 1, 4, 6);
-        LogicalTensor x = ctx.input(0);
-        LogicalTensor w = ctx.input(3);
-        long[] xd = ctx.rankedDims(x, "x");
-        long[] wd = ctx.rankedDims(w, "w");
-        Quantization qx = Quantization.read(ctx, xd, 1, "x_scale", 2, "x_zero_point", null, 0);
-        // w may be quantized per output channel (its axis 0).
-        Quantization qw = Quantization.read(ctx, wd, 4, "w_scale", 5, "w_zero_point", 0L, 0);
-        qx.checkZeroPointType(ctx, x.dataType());
-        qw.checkZeroPointType(ctx, w.dataType());
-        LogicalTensor xf = qx.dequantize(ctx, x, DataType.F32);
-        LogicalTensor wf = qw.dequantize(ctx, w, DataType.F32);
-        LogicalTensor bias = ctx.hasInput(8) ? int32Bias(ctx, wd) : null;
-        LogicalTensor y = LinearTranslators.convolution(ctx, xf, wf, bias, DataType.F32);
-        Quantization qy = Quantization.read(ctx, y.dims(), 6, "y_scale", 7, "y_zero_point", null, 0);
-        ctx.setOutput(0, qy.quantize(ctx, y, ctx.inputType(7)));
+        LogicalTensor x = dequantized(ctx, 0, 1, 2, "x", PER_TENSOR);
+        LogicalTensor w = dequantized(ctx, 3, 4, 5, "w", PER_OUTPUT_CHANNEL);
+        LogicalTensor bias = ctx.hasInput(8) ? int32Bias(ctx, w.dims()) : null;
+        ctx.setOutput(0, requantized(ctx, LinearTranslators.convolution(ctx, x, w, bias, DataType.F32)));
     }
 
     /**
@@ -251,34 +257,14 @@ final class QuantTranslators {
     }
 
     private static void matMulInteger(ImportContext ctx) {
-        LogicalTensor a = ctx.input(0);
-        LogicalTensor b = ctx.input(1);
-        long[] ad = ctx.rankedDims(a, "A");
-        long[] bd = ctx.rankedDims(b, "B");
-        // a_zero_point may be per row of A, b_zero_point per column of B.
-        Quantization qa = Quantization.read(ctx, ad, -1, "a_scale", 2, "a_zero_point",
-                ad.length >= 2 ? (long) ad.length - 2 : null, 0);
-        Quantization qb = Quantization.read(ctx, bd, -1, "b_scale", 3, "b_zero_point",
-                bd.length >= 2 ? (long) bd.length - 1 : null, 0);
-        qa.checkZeroPointType(ctx, a.dataType());
-        qb.checkZeroPointType(ctx, b.dataType());
-        LogicalTensor af = qa.dequantize(ctx, a, DataType.F32);
-        LogicalTensor bf = qb.dequantize(ctx, b, DataType.F32);
-        ctx.setOutput(0, ctx.emit1(OpKind.MatMul, List.of(af, bf), DataType.S32, x -> { }));
+        LogicalTensor a = dequantized(ctx, 0, -1, 2, "a", PER_ROW);
+        LogicalTensor b = dequantized(ctx, 1, -1, 3, "b", PER_COLUMN);
+        ctx.setOutput(0, ctx.emit1(OpKind.MatMul, List.of(a, b), DataType.S32, x -> { }));
     }
 
     private static void convInteger(ImportContext ctx) {
-        LogicalTensor x = ctx.input(0);
-        LogicalTensor w = ctx.input(1);
-        long[] xd = ctx.rankedDims(x, "x");
-        long[] wd = ctx.rankedDims(w, "w");
-        Quantization qx = Quantization.read(ctx, xd, -1, "x_scale", 2, "x_zero_point", null, 0);
-        // w_zero_point may be per output channel.
-        Quantization qw = Quantization.read(ctx, wd, -1, "w_scale", 3, "w_zero_point", 0L, 0);
-        qx.checkZeroPointType(ctx, x.dataType());
-        qw.checkZeroPointType(ctx, w.dataType());
-        LogicalTensor xf = qx.dequantize(ctx, x, DataType.F32);
-        LogicalTensor wf = qw.dequantize(ctx, w, DataType.F32);
-        ctx.setOutput(0, LinearTranslators.convolution(ctx, xf, wf, null, DataType.S32));
+        LogicalTensor x = dequantized(ctx, 0, -1, 2, "x", PER_TENSOR);
+        LogicalTensor w = dequantized(ctx, 1, -1, 3, "w", PER_OUTPUT_CHANNEL);
+        ctx.setOutput(0, LinearTranslators.convolution(ctx, x, w, null, DataType.S32));
     }
 }
