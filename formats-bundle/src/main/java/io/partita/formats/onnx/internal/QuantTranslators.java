@@ -16,7 +16,8 @@ import io.partita.graph.OpKind;
  * ONNX's quantized ops as oneDNN's int8 graph. QuantizeLinear and DequantizeLinear become
  * (Dynamic)Quantize and (Dynamic)Dequantize ({@link Quantization}); QLinearMatMul and QLinearConv
  * become Dequantize → MatMul / Convolution → Quantize, the chains oneDNN's int8 fusion patterns
- * match.
+ * match. DynamicQuantizeLinear computes its scale and zero point with oneDNN reductions and
+ * arithmetic, as ONNX's function body does, and quantizes with DynamicQuantize.
  *
  * <p>MatMulInteger and ConvInteger dequantize with scale 1, so their f32 operands are the exact
  * integers {@code x - zero_point}, and take the int32 result straight from a MatMul / Convolution
@@ -41,6 +42,7 @@ final class QuantTranslators {
         Translators.add(m, "QLinearConv", v(10), QuantTranslators::qlinearConv);
         Translators.add(m, "MatMulInteger", v(10), QuantTranslators::matMulInteger);
         Translators.add(m, "ConvInteger", v(10), QuantTranslators::convInteger);
+        Translators.add(m, "DynamicQuantizeLinear", v(11), QuantTranslators::dynamicQuantizeLinear);
     }
 
     private static void quantizeLinear(ImportContext ctx) {
@@ -266,5 +268,53 @@ final class QuantTranslators {
         LogicalTensor x = dequantized(ctx, 0, -1, 2, "x", PER_TENSOR);
         LogicalTensor w = dequantized(ctx, 1, -1, 3, "w", PER_OUTPUT_CHANNEL);
         ctx.setOutput(0, LinearTranslators.convolution(ctx, x, w, null, DataType.S32));
+    }
+
+    /**
+     * DynamicQuantizeLinear by ONNX's function: x's range widened to include 0 gives
+     * {@code scale = range / 255} and {@code zero point = round(clamp(-min / scale, 0, 255))}, and x is
+     * quantized to uint8 with them. The zero point becomes uint8 through a DynamicQuantize of scale 1,
+     * exact for the integer in [0, 255] it already is.
+     */
+    private static void dynamicQuantizeLinear(ImportContext ctx) {
+        LogicalTensor x = ctx.input(0);
+        long[] xd = ctx.rankedDims(x, "x");
+        if (x.dataType() != DataType.F32) {
+            throw Quantization.invalid(ctx, "x is " + x.dataType() + "; expected float");
+        }
+        if (xd.length == 0) {
+            throw Quantization.unsupported(ctx, "a scalar x (oneDNN's reductions take rank >= 1)");
+        }
+        long[] all = new long[xd.length];
+        for (int i = 0; i < all.length; i++) {
+            all[i] = i;
+        }
+        LogicalTensor min = ctx.emit1(OpKind.ReduceMin, List.of(x), DataType.F32,
+                b -> b.attr("axes", all).attr("keep_dims", false));
+        LogicalTensor max = ctx.emit1(OpKind.ReduceMax, List.of(x), DataType.F32,
+                b -> b.attr("axes", all).attr("keep_dims", false));
+        LogicalTensor zero = scalar(ctx, 0);
+        LogicalTensor lo = binary(ctx, OpKind.Minimum, min, zero);
+        LogicalTensor hi = binary(ctx, OpKind.Maximum, max, zero);
+        LogicalTensor scale = binary(ctx, OpKind.Divide, binary(ctx, OpKind.Subtract, hi, lo), scalar(ctx, 255));
+        LogicalTensor zpF = binary(ctx, OpKind.Subtract, zero, binary(ctx, OpKind.Divide, lo, scale));
+        LogicalTensor clamped = ctx.emit1(OpKind.Clamp, List.of(zpF), DataType.F32,
+                b -> b.attr("min", 0f).attr("max", 255f));
+        LogicalTensor rounded = ctx.emit1(OpKind.Round, List.of(clamped), DataType.F32, b -> { });
+        LogicalTensor zp = ctx.emit1(OpKind.DynamicQuantize, List.of(rounded, scalar(ctx, 1)), DataType.U8,
+                b -> b.attr("qtype", "per_tensor"));
+        ctx.setOutput(0, ctx.emit1(OpKind.DynamicQuantize, List.of(x, scale, zp), DataType.U8,
+                b -> b.attr("qtype", "per_tensor")));
+        ctx.setOutput(1, scale);
+        ctx.setOutput(2, zp);
+    }
+
+    /** An f32 constant of rank 0, as ONNX's scalars: results computed from it keep rank 0. */
+    private static LogicalTensor scalar(ImportContext ctx, double v) {
+        return ctx.constantTensor(OnnxTensor.of("scalar " + v, DataType.F32, new long[0], new double[] {v}));
+    }
+
+    private static LogicalTensor binary(ImportContext ctx, OpKind kind, LogicalTensor a, LogicalTensor b) {
+        return ctx.emit1(kind, List.of(a, b), DataType.F32, x -> { });
     }
 }

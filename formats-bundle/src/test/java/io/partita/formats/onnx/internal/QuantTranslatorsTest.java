@@ -171,4 +171,14 @@ class QuantTranslatorsTest {
         assertEquals(List.of(OpKind.Add), kinds(m));
         assertArrayEquals(new double[] {4, -5}, run(m, Map.of("x", new double[] {1, 1})));
     }
+
+    /** ONNX's function: range [-3, 2] (0 included) gives scale 5 / 255 and zero point 153. */
+    @Test
+    void dynamicQuantizeLinearComputesScaleAndZeroPointOfTheRange() {
+        OnnxModel m = read(11, node("DynamicQuantizeLinear", List.of("x"), List.of("y", "ys", "yz")), list(),
+                list(valueInfo("x", FLOAT, 6)), valueInfo("y", UINT8, 6));
+        assertEquals(OpKind.DynamicQuantize, kinds(m).get(kinds(m).size() - 1));
+        assertArrayEquals(new double[] {153, 255, 0, 204, 173, 102},
+                run(m, Map.of("x", new double[] {0, 2, -3, 1, 0.4, -1})));
+    }
 }
