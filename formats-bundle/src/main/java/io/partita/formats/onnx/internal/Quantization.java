@@ -154,7 +154,7 @@ final class Quantization {
     /** The scales as floats (all 1 without a scale input); only for {@link #constant}. */
     float[] scaleValues(ImportContext ctx) {
         if (scaleIn < 0) {
-            float[] ones = new float[scaleCount()];
+            float[] ones = new float[scaleCount(ctx)];
             Arrays.fill(ones, 1f);
             return ones;
         }
@@ -166,8 +166,9 @@ final class Quantization {
         return f;
     }
 
-    private int scaleCount() {
-        return granularity == Granularity.AXIS ? (int) xDims[axis] : 1;
+    /** Scales per axis: as many as the zero point has when the scale is implicit (x's dim may be unknown). */
+    private int scaleCount(ImportContext ctx) {
+        return granularity == Granularity.AXIS ? (int) ctx.inputDims(zpIn)[0] : 1;
     }
 
     /**

@@ -120,6 +120,21 @@ class QuantTranslatorsTest {
         assertArrayEquals(new double[] {106, 98}, run(m, Map.of("a", new double[] {130, 136})));
     }
 
+    /** Weights per output channel, the int32 bias dequantized at import with x_scale * w_scale. */
+    @Test
+    void qlinearConvWithBias() {
+        OnnxModel m = read(10, node("QLinearConv", List.of("x", "xs", "xz", "w", "ws", "wz", "ys", "yz", "b"),
+                List.of("y")), list(floatTensor("xs", new long[] {}, 0.5f), rawTensor("xz", UINT8, new long[] {},
+                bytes(0)), rawTensor("w", INT8, new long[] {2, 1, 1, 1}, bytes(2, -1)),
+                floatTensor("ws", new long[] {2}, 0.5f, 1), rawTensor("wz", INT8, new long[] {2}, bytes(0, 0)),
+                floatTensor("ys", new long[] {}, 1), rawTensor("yz", UINT8, new long[] {}, bytes(10)),
+                rawTensor("b", INT32, new long[] {2}, bytes(4, 0, 0, 0, 0, 0, 0, 0))),
+                list(valueInfo("x", UINT8, 1, 1, 2, 2)), valueInfo("y", UINT8, 1, 2, 2, 2));
+        assertEquals(List.of(OpKind.Dequantize, OpKind.Dequantize, OpKind.Convolution, OpKind.Quantize), kinds(m));
+        // x = (1, 2, 3, 4); w = (1, -1); bias = (4 * 0.5 * 0.5, 0) = (1, 0); + 10.
+        assertArrayEquals(new double[] {12, 13, 14, 15, 9, 8, 7, 6}, run(m, Map.of("x", new double[] {2, 4, 6, 8})));
+    }
+
     /** 300 products of 255 * 255 (one 255 * 254) sum to the odd 19507245, beyond f32's exact integers. */
     @Test
     void matMulIntegerIsExactBeyondTwoToThe24() {
