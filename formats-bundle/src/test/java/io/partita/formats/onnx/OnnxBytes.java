@@ -118,6 +118,15 @@ public final class OnnxBytes {
         return t.int64(2, 1).string(8, name).bytes(9, b.array());
     }
 
+    /** A tensor of any element type (ONNX number) with its values as raw_data bytes. */
+    public static OnnxBytes rawTensor(String name, int elemType, long[] dims, byte[] raw) {
+        OnnxBytes t = message();
+        for (long d : dims) {
+            t.int64(1, d);
+        }
+        return t.int64(2, elemType).string(8, name).bytes(9, raw);
+    }
+
     /** An INT64 tensor with its values in int64_data (unpacked, as old exporters wrote them). */
     public static OnnxBytes int64Tensor(String name, long[] dims, long... values) {
         OnnxBytes t = message();

@@ -4,13 +4,11 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 
 import io.partita.backend.dnnl.internal.exec.WorkerPool;
 import io.partita.backend.dnnl.internal.ops.StridedCopy;
-import io.partita.graph.Engine;
-import io.partita.graph.FpMathMode;
+import io.partita.backend.dnnl.internal.plan.PlannedRequest;
 import io.partita.graph.LayoutType;
 import io.partita.graph.LogicalTensor;
 import io.partita.graph.Op;
@@ -38,6 +36,10 @@ final class DenseOutputs {
     /** Null when there is nothing to relay: every output is dense, or the primitive writes strides. */
     static DenseOutputs of(CompileRequest request) {
         if (request.ops().size() == 1 && WRITE_ANY_STRIDES.contains(request.ops().get(0).kind())) {
+            return null;
+        }
+        // An int8 partition's Quantize writes the output strides itself (and the copy has no 8-bit types).
+        if (request.ops().stream().anyMatch(o -> o.kind() == OpKind.Quantize)) {
             return null;
         }
         List<LogicalTensor> outs = request.outputs();
@@ -72,7 +74,7 @@ final class DenseOutputs {
             }
             ops.add(b.build());
         }
-        return new Planned(request, List.copyOf(ops), outs);
+        return new PlannedRequest(request, List.copyOf(ops), request.inputs(), outs);
     }
 
     private static LogicalTensor denseIfOutput(LogicalTensor t, List<LogicalTensor> outs) {
@@ -103,40 +105,6 @@ final class DenseOutputs {
                 MemorySegment dense = scratch.get(i).data();
                 StridedCopy.denseInto(dense, out.get(i).logicalTensor(), out.get(i).data(), pool);
             }
-        }
-    }
-
-    /** A compile request with other ops and outputs; everything else from the original. */
-    private record Planned(CompileRequest original, List<Op> ops, List<LogicalTensor> outputs)
-            implements CompileRequest {
-        @Override
-        public long partitionId() {
-            return original.partitionId();
-        }
-
-        @Override
-        public String pattern() {
-            return original.pattern();
-        }
-
-        @Override
-        public List<LogicalTensor> inputs() {
-            return original.inputs();
-        }
-
-        @Override
-        public Engine engine() {
-            return original.engine();
-        }
-
-        @Override
-        public FpMathMode fpMathMode() {
-            return original.fpMathMode();
-        }
-
-        @Override
-        public Map<Long, LogicalTensor> inferShapes(List<LogicalTensor> in, Map<Long, long[]> values) {
-            return original.inferShapes(in, values);
         }
     }
 }

@@ -29,7 +29,8 @@ import io.partita.spi.GraphView;
 import io.partita.spi.Kernel;
 
 /**
- * The DNNL-style backend: claims f32 fusion patterns and single ops with static shapes, compiles
+ * The DNNL-style backend: claims f32 fusion patterns, oneDNN's int8 MatMul and Convolution patterns
+ * (computed in f32 on dequantized operands) and single ops with static shapes, compiles
  * each partition into a primitive kept in the primitive cache (equal descriptors share one), and
  * runs it on a per-engine worker pool with constant weights packed once into the unified cache.
  * Where the JVM does not compile the Vector API to vector instructions ({@link Isa#USABLE}) it

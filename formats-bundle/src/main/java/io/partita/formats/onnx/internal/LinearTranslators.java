@@ -71,8 +71,16 @@ final class LinearTranslators {
     }
 
     private static void conv(ImportContext ctx) {
-        LogicalTensor x = ctx.input(0);
-        LogicalTensor w = ctx.input(1);
+        ctx.setOutput(0, convolution(ctx, ctx.input(0), ctx.input(1), ctx.hasInput(2) ? ctx.input(2) : null,
+                ctx.input(0).dataType()));
+    }
+
+    /**
+     * ONNX Conv's attributes (auto_pad, pads, strides, dilations, group, kernel_shape) on x and w as a
+     * Convolution to {@code out}; also for the quantized convolutions, whose x and w are dequantized.
+     */
+    static LogicalTensor convolution(ImportContext ctx, LogicalTensor x, LogicalTensor w, LogicalTensor bias,
+            DataType out) {
         long[] xd = x.dims();
         long[] wd = w.dims();
         if (xd == null || wd == null || xd.length < 3 || wd.length != xd.length) {
@@ -83,13 +91,13 @@ final class LinearTranslators {
         Spatial s = Spatial.read(ctx, Arrays.copyOfRange(xd, 2, xd.length), kernel);
         long group = ctx.intAttr("group", 1);
         List<LogicalTensor> ins = new ArrayList<>(List.of(x, w));
-        if (ctx.hasInput(2)) {
-            ins.add(ctx.input(2));
+        if (bias != null) {
+            ins.add(bias);
         }
-        ctx.setOutput(0, ctx.emit1(OpKind.Convolution, ins, x.dataType(), b -> b.attr("strides", s.strides())
+        return ctx.emit1(OpKind.Convolution, ins, out, b -> b.attr("strides", s.strides())
                 .attr("dilations", s.dilations()).attr("pads_begin", s.padsBegin()).attr("pads_end", s.padsEnd())
                 .attr("auto_pad", "None").attr("groups", group).attr("data_format", "NCX")
-                .attr("weights_format", "OIX")));
+                .attr("weights_format", "OIX"));
     }
 
     /**

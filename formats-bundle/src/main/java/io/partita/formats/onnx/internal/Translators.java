@@ -32,6 +32,7 @@ final class Translators {
         ActivationTranslators.register(m);
         IndexTranslators.register(m);
         SliceTranslators.register(m);
+        QuantTranslators.register(m);
         return m;
     }
 

@@ -36,6 +36,7 @@ import io.partita.runtime.schema.OpSchemaImpl;
 public final class ConvPoolSchemas {
     private static final String[] AUTO_PADS = {PAD_NONE, PAD_SAME_UPPER, PAD_SAME_LOWER, PAD_VALID};
     private static final DataType[] FLOAT_TYPES = {DataType.F32, DataType.BF16, DataType.F16};
+    private static final DataType[] FLOAT_AND_S32 = {DataType.F32, DataType.BF16, DataType.F16, DataType.S32};
     private static final Set<DataType> SHAPE_TYPES = Set.of(DataType.S32);
 
     private ConvPoolSchemas() {
@@ -143,12 +144,16 @@ public final class ConvPoolSchemas {
                 .build());
     }
 
-    /** Convolution / ConvTranspose: src and weights of one type, bias and dst of their own. */
+    /**
+     * Convolution / ConvTranspose: src and weights of one type, bias and dst of their own. A
+     * Convolution's dst may also be s32 (beyond oneDNN): the exact integer sums of ONNX ConvInteger,
+     * whose operands are dequantized integers; the reference accumulates in double, so they are exact.
+     */
     private static OpSchemaImpl.Builder forwardConv(OpKind kind, boolean transposed) {
         return convCommon(OpSchemaImpl.builder(kind), transposed)
                 .typeVar("T1", FLOAT_TYPES)
                 .typeVar("T2", FLOAT_TYPES)
-                .typeVar("T3", FLOAT_TYPES)
+                .typeVar("T3", transposed ? FLOAT_TYPES : FLOAT_AND_S32)
                 .input("src", "T1")
                 .input("weights", "T1")
                 .optionalInput("bias", "T2")

@@ -25,7 +25,9 @@ public final class MatMulSchemas {
                 .typeVar("T1", DataType.F32, DataType.BF16, DataType.F16)
                 .typeVar("T2", DataType.F32, DataType.BF16, DataType.F16)
                 .typeVar("T3", DataType.F32, DataType.BF16, DataType.F16)
-                .typeVar("T4", DataType.F32, DataType.BF16, DataType.F16)
+                // dst s32 (beyond oneDNN): the exact integer sums of ONNX MatMulInteger, whose operands
+                // are dequantized integers; the reference accumulates in double, so they are exact.
+                .typeVar("T4", DataType.F32, DataType.BF16, DataType.F16, DataType.S32)
                 .input("src", "T1")
                 .input("weights", "T2")
                 .optionalInput("bias", "T3")

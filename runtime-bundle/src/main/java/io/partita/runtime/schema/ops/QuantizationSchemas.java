@@ -68,9 +68,12 @@ public final class QuantizationSchemas {
                 .input("scales", Set.of(DataType.F32), ValueDomain.SCALE)
                 .optionalInput("zps", Set.of(DataType.U8, DataType.S8, DataType.S32), ValueDomain.ZERO_POINT)
                 .output("dst", "T3")
-                .attr("qtype", "per_tensor", "per_tensor", "per_channel")
+                // per_group (beyond oneDNN's DynamicQuantize, as its DynamicDequantize): ONNX's blocked
+                // QuantizeLinear.
+                .attr("qtype", "per_tensor", "per_tensor", "per_channel", "per_group")
                 .attr("axis", 1L)
                 .optionalAttr("mask", AttrType.S64)
+                .optionalAttr("group_shape", AttrType.S64_ARRAY)
                 .validator(QuantizationSchemas::checkDynamicAttrs)
                 .shape(QuantizationSchemas::inferDynamic)
                 .build());

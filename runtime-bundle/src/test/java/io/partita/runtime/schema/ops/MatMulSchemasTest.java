@@ -63,4 +63,15 @@ class MatMulSchemasTest {
                 .output(unknown(2, DataType.F32)).build();
         assertMentions(rejected(ints), "s8", "expected one of [bf16, f16, f32]");
     }
+
+    /** dst s32 (ONNX MatMulInteger): the reference's double sums, exact beyond f32's 2^24. */
+    @Test
+    void s32DstHoldsTheExactIntegerSum() {
+        Op op = Op.builder(0, OpKind.MatMul).inputs(f32(0, 1, 2), f32(1, 2, 1)).output(unknown(2, DataType.S32))
+                .build();
+        assertArrayEquals(new long[] {1, 1}, OpRunner.inferredDims(op, 0));
+        // 2^24 + 1 has no f32 representation.
+        assertArrayEquals(new double[] {(1 << 24) + 1},
+                OpRunner.run(op, new double[] {1 << 12, 1}, new double[] {1 << 12, 1}).get(0));
+    }
 }

@@ -235,12 +235,18 @@ class QuantizationSchemasTest {
         Op ok = Op.builder(0, OpKind.DynamicQuantize).inputs(f32(0, 2, 64, 3, 3), f32(1, 64))
                 .output(unknown(2, DataType.S8)).attr("qtype", "per_channel").attr("axis", 1L).build();
         assertArrayEquals(new long[] {2, 64, 3, 3}, OpRunner.inferredDims(ok, 0));
+        // per_group is Partita's (ONNX's blocked QuantizeLinear), as DynamicDequantize's.
         Op group = Op.builder(0, OpKind.DynamicQuantize).inputs(f32(0, 2, 4), f32(1, 2, 2))
-                .output(unknown(2, DataType.S8)).attr("group_shape", new long[] {1, 2}).build();
-        assertMentions(rejected(group), "unknown attribute 'group_shape'");
+                .output(unknown(2, DataType.S8)).attr("qtype", "per_group").attr("group_shape", new long[] {1, 2})
+                .build();
+        assertArrayEquals(new long[] {2, 4}, OpRunner.inferredDims(group, 0));
+        Op groupMismatch = Op.builder(0, OpKind.DynamicQuantize).inputs(f32(0, 2, 4), f32(1, 2, 1))
+                .output(unknown(2, DataType.S8)).attr("qtype", "per_group").attr("group_shape", new long[] {1, 2})
+                .build();
+        assertMentions(rejected(groupMismatch), "group_shape [1, 2]", "expected [2,2]");
         Op perGroup = Op.builder(0, OpKind.DynamicQuantize).inputs(f32(0, 2, 4), f32(1, 2, 2))
                 .output(unknown(2, DataType.S8)).attr("qtype", "per_group").build();
-        assertMentions(rejected(perGroup), "one of [per_tensor, per_channel]");
+        assertMentions(rejected(perGroup), "per_group needs attribute 'group_shape'");
         Op s4 = Op.builder(0, OpKind.DynamicQuantize).inputs(f32(0, 2), f32(1, 1)).output(unknown(2, DataType.S4))
                 .build();
         assertMentions(rejected(s4), "s4", "expected one of");

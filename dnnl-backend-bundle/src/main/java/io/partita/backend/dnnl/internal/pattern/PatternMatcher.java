@@ -20,7 +20,9 @@ import io.partita.spi.GraphView;
  * Convolution, binary, eltwise, SoftMax, pooling, reduction) followed by a chain of post-ops
  * (BiasAdd after MatMul/Convolution, activations, binary ops whose other operand comes from outside
  * the chain and broadcasts to the output), plus single-op primitives for LayerNorm, data
- * movement, LRN, Gather, Slice and Pad. Only static shapes: an op with a dynamic dim is never claimed. DEBUG claims single ops.
+ * movement, LRN, Gather, Slice and Pad; and oneDNN's int8 MatMul and Convolution patterns
+ * ({@link QuantizedPattern}). Only static shapes: an op with a dynamic dim is never claimed (Slice
+ * and Pad excepted: their output dims follow from values read at execution). DEBUG claims single ops.
  */
 public final class PatternMatcher {
     static final Set<OpKind> BINARY = Set.of(OpKind.Add, OpKind.Subtract, OpKind.Multiply, OpKind.Divide,
@@ -41,6 +43,18 @@ public final class PatternMatcher {
         Set<Long> taken = new HashSet<>();
         for (Op op : g.ops()) {
             if (g.isClaimed(op.id()) || taken.contains(op.id()) || !implemented.contains(op.kind()) || !supports(op)) {
+                continue;
+            }
+            List<Op> int8 = policy == PartitionPolicy.FUSION ? QuantizedPattern.match(g, op, taken, implemented) : null;
+            if (int8 != null) {
+                LinkedHashSet<Long> ids = new LinkedHashSet<>();
+                StringBuilder pattern = new StringBuilder("int8");
+                for (Op o : int8) {
+                    ids.add(o.id());
+                    pattern.append('_').append(name(o.kind()));
+                }
+                taken.addAll(ids);
+                claims.add(new Claim(ids, pattern.toString()));
                 continue;
             }
             LinkedHashSet<Long> ids = new LinkedHashSet<>();
@@ -321,6 +335,8 @@ public final class PatternMatcher {
             case Convolution -> "conv";
             case BiasAdd -> "bias";
             case BatchNormInference -> "bn";
+            case Dequantize -> "dq";
+            case Quantize -> "q";
             default -> k.spelling().toLowerCase(java.util.Locale.ROOT);
         };
     }

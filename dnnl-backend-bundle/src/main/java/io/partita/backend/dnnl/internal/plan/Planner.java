@@ -7,6 +7,7 @@ import io.partita.backend.dnnl.internal.ops.BatchNormAffine;
 import io.partita.backend.dnnl.internal.ops.ConvPrimitive;
 import io.partita.backend.dnnl.internal.ops.ElementwisePrimitive;
 import io.partita.backend.dnnl.internal.ops.MatMulPrimitive;
+import io.partita.backend.dnnl.internal.ops.QuantizedPrimitive;
 import io.partita.backend.dnnl.internal.ops.SingleOps;
 import io.partita.backend.dnnl.internal.postops.Activation;
 import io.partita.backend.dnnl.internal.postops.PostOpChain;
@@ -37,6 +38,9 @@ public final class Planner {
             if (!valueShaped) { // Slice and Pad learn their output dims at execution
                 requireStatic(t);
             }
+        }
+        if (QuantizedPlan.applies(r)) {
+            return QuantizedPlan.describe(r);
         }
         List<Op> ops = r.ops();
         Op base = ops.get(0);
@@ -103,6 +107,9 @@ public final class Planner {
     public static Primitive create(Object desc) {
         if (desc instanceof MatMulPrimitive.Desc d) {
             return new MatMulPrimitive(d);
+        }
+        if (desc instanceof QuantizedPrimitive.Desc d) {
+            return new QuantizedPrimitive(d, create(d.inner()));
         }
         if (desc instanceof ConvPrimitive.Desc d) {
             return new ConvPrimitive(d);

@@ -33,6 +33,22 @@ public final class Invocation {
         this.constants = constants;
     }
 
+    /**
+     * This execution over other tensors, with the same pool and constant cache: a primitive running
+     * another on converted operands (constants are still keyed by this execution's inputs).
+     */
+    public Invocation with(List<Tensor> otherInputs, List<Tensor> otherOutputs) {
+        return new Invocation(otherInputs, otherOutputs, pool, constants);
+    }
+
+    public Tensor input(int i) {
+        return inputs.get(i);
+    }
+
+    public Tensor output(int i) {
+        return outputs.get(i);
+    }
+
     public MemorySegment in(int i) {
         return inputs.get(i).data();
     }
