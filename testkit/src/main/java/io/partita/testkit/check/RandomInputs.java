@@ -247,6 +247,12 @@ public final class RandomInputs {
         if (op.kind() == OpKind.PartitaResize && src != null) {
             return resizeParameter(lt, op, src, declared ? target : src);
         }
+        if (!declared && src != null) {
+            double[] v = undeclaredShapeParameter(lt, op, src);
+            if (v != null) {
+                return v;
+            }
+        }
         if (!declared && op.kind() == OpKind.PartitaExpand && src != null) {
             // the source's own dims (ones in front up to the shape's length): an expansion that always fits
             double[] v = new double[Math.toIntExact(lt.elementCount())];
@@ -369,6 +375,47 @@ public final class RandomInputs {
                     + " of " + op.describe() + ": its declared dims imply " + axes);
         }
         return axes.stream().mapToDouble(Integer::doubleValue).toArray();
+    }
+
+    /**
+     * Split sizes, Squeeze/Unsqueeze axes and Tile repeats known only at execution whose output
+     * nothing declares: values that always fit the source (an even split, the first size-1 axes,
+     * the first new axes, no repetition); null for other ops.
+     */
+    private static double[] undeclaredShapeParameter(LogicalTensor lt, Op op, long[] src) {
+        int n = Math.toIntExact(lt.elementCount());
+        double[] v = new double[n];
+        switch (op.kind()) {
+            case PartitaSplit -> {
+                long dim = src[(int) Math.floorMod(op.longAttr("axis"), src.length)];
+                for (int i = 0; i < n; i++) {
+                    v[i] = dim / n + (i < dim % n ? 1 : 0);
+                }
+            }
+            case PartitaSqueeze -> {
+                int k = 0;
+                for (int a = 0; a < src.length && k < n; a++) {
+                    if (src[a] == 1) {
+                        v[k++] = a;
+                    }
+                }
+                if (k < n) {
+                    throw new UnsupportedFeatureException("cannot choose " + n + " axes to squeeze for tensor "
+                            + lt.id() + " of " + op.describe() + ": its source " + LogicalTensor.dimsToString(src)
+                            + " has " + k + " of size 1");
+                }
+            }
+            case PartitaUnsqueeze -> {
+                for (int i = 0; i < n; i++) {
+                    v[i] = i;
+                }
+            }
+            case PartitaTile -> java.util.Arrays.fill(v, 1);
+            default -> {
+                return null;
+            }
+        }
+        return v;
     }
 
     /**

@@ -179,4 +179,26 @@ class RandomInputsTest {
             assertArrayEquals(new double[] {0}, in.get(4L).toDoubleArray(), "one axis: the first");
         }
     }
+
+    @Test
+    void splitSqueezeUnsqueezeAndTileParametersWithNoDeclaredOutputFitTheSource() {
+        GraphRuntime rt = GraphRuntime.referenceOnly();
+        Graph g = rt.createGraph(EngineKind.CPU);
+        g.add(Op.builder(0, OpKind.PartitaSplit).inputs(f32(0, 7, 2), LogicalTensor.of(1, DataType.S64, 3))
+                .output(LogicalTensor.unknownRank(2, DataType.F32)).attr("axis", 0L).attr("index", 0L).build());
+        g.add(Op.builder(1, OpKind.PartitaSqueeze).inputs(f32(3, 2, 1, 4, 1), LogicalTensor.of(4, DataType.S64, 2))
+                .output(LogicalTensor.unknownRank(5, DataType.F32)).build());
+        g.add(Op.builder(2, OpKind.PartitaUnsqueeze).inputs(f32(6, 3), LogicalTensor.of(7, DataType.S64, 2))
+                .output(LogicalTensor.unknownRank(8, DataType.F32)).build());
+        g.add(Op.builder(3, OpKind.PartitaTile).inputs(f32(9, 3, 2), LogicalTensor.of(10, DataType.S64, 2))
+                .output(LogicalTensor.unknownRank(11, DataType.F32)).build());
+        g.finalizeGraph();
+        try (Arena arena = Arena.ofConfined()) {
+            Map<Long, Tensor> in = RandomInputs.forGraph(rt, g, CPU, arena, 3);
+            assertArrayEquals(new double[] {3, 2, 2}, in.get(1L).toDoubleArray(), "7 split in 3");
+            assertArrayEquals(new double[] {1, 3}, in.get(4L).toDoubleArray(), "the size-1 axes");
+            assertArrayEquals(new double[] {0, 1}, in.get(7L).toDoubleArray(), "new leading axes");
+            assertArrayEquals(new double[] {1, 1}, in.get(10L).toDoubleArray(), "no repetition");
+        }
+    }
 }
