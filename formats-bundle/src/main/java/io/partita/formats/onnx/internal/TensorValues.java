@@ -91,8 +91,19 @@ public final class TensorValues {
                     dst.setAtIndex(ValueLayout.JAVA_INT_UNALIGNED, i, (int) t.int32Data()[i]);
                 }
             }
-            case OnnxTypes.FLOAT16, OnnxTypes.BFLOAT16 -> {
-                // Stored as their 16 bits, one element per int32_data entry.
+            case OnnxTypes.DOUBLE -> {
+                // double_data holds the raw IEEE bits (the decoder reads the fixed64 words as they are).
+                for (int i = 0; i < count; i++) {
+                    dst.setAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, i, t.doubleData()[i]);
+                }
+            }
+            case OnnxTypes.UINT64 -> {
+                for (int i = 0; i < count; i++) {
+                    dst.setAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, i, t.uint64Data()[i]);
+                }
+            }
+            case OnnxTypes.FLOAT16, OnnxTypes.BFLOAT16, OnnxTypes.INT16, OnnxTypes.UINT16 -> {
+                // Stored as their 16 bits (or the 16-bit integer's value), one element per int32_data entry.
                 for (int i = 0; i < count; i++) {
                     dst.setAtIndex(ValueLayout.JAVA_SHORT_UNALIGNED, i, (short) t.int32Data()[i]);
                 }
@@ -127,6 +138,14 @@ public final class TensorValues {
                 field = "int64_data";
                 have = t.int64Data().length;
             }
+            case OnnxTypes.DOUBLE -> {
+                field = "double_data";
+                have = t.doubleData().length;
+            }
+            case OnnxTypes.UINT64 -> {
+                field = "uint64_data";
+                have = t.uint64Data().length;
+            }
             case OnnxTypes.INT4, OnnxTypes.UINT4 -> {
                 // Two elements per int32_data entry (low nibble first), as in raw_data.
                 field = "int32_data";
@@ -134,7 +153,7 @@ public final class TensorValues {
                 expected = (count + 1) / 2;
             }
             case OnnxTypes.INT32, OnnxTypes.FLOAT16, OnnxTypes.BFLOAT16, OnnxTypes.INT8, OnnxTypes.UINT8, OnnxTypes.BOOL,
-                    OnnxTypes.FLOAT8E4M3FN, OnnxTypes.FLOAT8E5M2 -> {
+                    OnnxTypes.FLOAT8E4M3FN, OnnxTypes.FLOAT8E5M2, OnnxTypes.INT16, OnnxTypes.UINT16 -> {
                 field = "int32_data";
                 have = t.int32Data().length;
             }
