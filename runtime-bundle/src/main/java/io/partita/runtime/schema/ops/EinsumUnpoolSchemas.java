@@ -200,9 +200,12 @@ public final class EinsumUnpoolSchemas {
         }
         long[] shape = ctx.values(2);
         if (shape == null) {
+            // Known only at execution: a declared output of src's rank stands (the runtime checks it
+            // against the values when it runs), else the dims are dynamic.
+            long[] declared = ctx.declaredOutput(0).dims();
             long[] out = new long[src.length];
             Arrays.fill(out, LogicalTensor.DYNAMIC_DIM);
-            ctx.setOutput(0, out);
+            ctx.setOutput(0, declared != null && declared.length == src.length ? declared : out);
             return;
         }
         checkOutputShape(ctx.op(), unpooled, shape);
