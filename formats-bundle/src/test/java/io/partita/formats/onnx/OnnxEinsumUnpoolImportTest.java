@@ -47,17 +47,22 @@ class OnnxEinsumUnpoolImportTest {
         return message().string(1, name).int64(20, 3).bytes(4, v.getBytes(StandardCharsets.UTF_8));
     }
 
+    /** A node of the given op with inputs a and b and output y, all of one ONNX element type. */
+    private static Op binaryNode(String opType, int type, long[] a, long[] b) {
+        OnnxModel m = read(13, list(node(opType, List.of("a", "b"), List.of("y"))), list(),
+                list(valueInfo("a", type, a), valueInfo("b", type, b)), list(valueInfo("y", type, a)));
+        return m.graph().ops().get(0);
+    }
+
     @Test
     void extensionTypesImportAndPickTheirOps() {
-        OnnxModel add = read(13, list(node("Add", List.of("a", "b"), List.of("y"))), list(),
-                list(valueInfo("a", DOUBLE, 2, 3), valueInfo("b", DOUBLE, 3)), list(valueInfo("y", DOUBLE, 2, 3)));
-        Op op = add.graph().ops().get(0);
-        assertEquals(OpKind.Add, op.kind());
-        assertEquals(DataType.F64, op.output(0).dataType());
-        for (int[] c : new int[][] {{UINT64, 0}, {INT16, 1}, {UINT16, 2}, {DOUBLE, 3}}) {
-            OnnxModel min = read(13, list(node("Min", List.of("a", "b"), List.of("y"))), list(),
-                    list(valueInfo("a", c[0], 4), valueInfo("b", c[0], 4)), list(valueInfo("y", c[0], 4)));
-            assertEquals(OpKind.PartitaMinimum, min.graph().ops().get(0).kind(), "ONNX type " + c[0]);
+        Op add = binaryNode("Add", DOUBLE, new long[] {2, 3}, new long[] {3});
+        assertEquals(OpKind.Add, add.kind());
+        assertEquals(DataType.F64, add.output(0).dataType());
+        assertEquals(DataType.U64, binaryNode("Mul", UINT64, new long[] {4}, new long[] {4}).input(1).dataType());
+        for (int type : new int[] {UINT64, INT16, UINT16, DOUBLE}) {
+            assertEquals(OpKind.PartitaMinimum, binaryNode("Min", type, new long[] {4}, new long[] {4}).kind(),
+                    "ONNX type " + type);
         }
     }
 
