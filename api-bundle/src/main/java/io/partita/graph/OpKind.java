@@ -155,7 +155,13 @@ public enum OpKind {
      * {@code kernel}, {@code strides} and {@code pads_begin} / {@code pads_end} inverts, placed at the
      * start of the dims of the optional s64 input {@code output_shape}.
      */
-    PartitaMaxUnpool;
+    PartitaMaxUnpool,
+    /**
+     * Partita extension (not in oneDNN's op set): ONNX's {@code Cast} to or from Partita's extension
+     * data types (f64, s16, u16, u64): floating-point to integer truncates toward zero, then
+     * saturates; other conversions round to nearest even.
+     */
+    PartitaCast;
 
     private static final Map<String, OpKind> BY_SPELLING = new HashMap<>();
 

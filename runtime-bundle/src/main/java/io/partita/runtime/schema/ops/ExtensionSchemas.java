@@ -122,6 +122,17 @@ public final class ExtensionSchemas {
                     }
                 })
                 .build());
+        r.accept(OpSchemaImpl.builder(OpKind.PartitaCast)
+                .typeVar("T1", VALUE_TYPES_AND_BOOLEAN)
+                .typeVar("T2", VALUE_TYPES_AND_BOOLEAN)
+                .input("src", "T1")
+                .output("dst", "T2")
+                .shape(ctx -> {
+                    if (ctx.dims(0) != null) {
+                        ctx.sameAsInput(0, 0);
+                    }
+                })
+                .build());
         r.accept(OpSchemaImpl.builder(OpKind.PartitaTopK)
                 .typeVar("T", VALUE_TYPES)
                 .input("src", "T")
