@@ -39,8 +39,8 @@ public final class BinarySchemas {
      */
     private static final DataType[] ADD_TYPES = {DataType.F32, DataType.BF16, DataType.F16, DataType.S32,
         DataType.F64, DataType.S64, DataType.S16, DataType.U16, DataType.U64};
-    private static final DataType[] MUL_TYPES = {DataType.F32, DataType.BF16, DataType.F16, DataType.S32,
-        DataType.F64, DataType.S64, DataType.S16, DataType.U16, DataType.U64};
+    private static final DataType[] MUL_TYPES = {DataType.F32, DataType.BF16, DataType.F16, DataType.F64,
+        DataType.S64, DataType.S16, DataType.U16, DataType.U64};
     private static final DataType[] DIV_TYPES = {DataType.F32, DataType.BF16, DataType.F16, DataType.F64};
 
     public static void register(Consumer<OpSchemaImpl> r) {
