@@ -65,7 +65,7 @@ public final class EinsumUnpoolSchemas {
         }
     }
 
-    /** The equation bound to the given input dims: the label sizes, in the plan's loop order. */
+    /** The op's equation bound to inputs of the given dims' ranks; a misfit is an error naming the op. */
     public static EinsumEquation.Plan plan(Op op, long[][] dims) {
         int[] ranks = new int[dims.length];
         for (int i = 0; i < dims.length; i++) {
