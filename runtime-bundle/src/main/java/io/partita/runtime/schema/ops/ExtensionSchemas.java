@@ -112,27 +112,20 @@ public final class ExtensionSchemas {
                 .validator(ExtensionSchemas::checkResize)
                 .shape(ExtensionSchemas::inferResize)
                 .build());
-        r.accept(OpSchemaImpl.builder(OpKind.PartitaCopy)
-                .typeVar("T", VALUE_TYPES_AND_BOOLEAN)
-                .input("src", "T")
-                .output("dst", "T")
-                .shape(ctx -> {
-                    if (ctx.dims(0) != null) {
-                        ctx.sameAsInput(0, 0);
-                    }
-                })
-                .build());
-        r.accept(OpSchemaImpl.builder(OpKind.PartitaCast)
-                .typeVar("T1", VALUE_TYPES_AND_BOOLEAN)
-                .typeVar("T2", VALUE_TYPES_AND_BOOLEAN)
-                .input("src", "T1")
-                .output("dst", "T2")
-                .shape(ctx -> {
-                    if (ctx.dims(0) != null) {
-                        ctx.sameAsInput(0, 0);
-                    }
-                })
-                .build());
+        for (OpKind kind : new OpKind[] {OpKind.PartitaCopy, OpKind.PartitaCast}) {
+            // A copy keeps src's data type; a cast's dst has its own.
+            r.accept(OpSchemaImpl.builder(kind)
+                    .typeVar("T1", VALUE_TYPES_AND_BOOLEAN)
+                    .typeVar("T2", VALUE_TYPES_AND_BOOLEAN)
+                    .input("src", "T1")
+                    .output("dst", kind == OpKind.PartitaCopy ? "T1" : "T2")
+                    .shape(ctx -> {
+                        if (ctx.dims(0) != null) {
+                            ctx.sameAsInput(0, 0);
+                        }
+                    })
+                    .build());
+        }
         r.accept(OpSchemaImpl.builder(OpKind.PartitaTopK)
                 .typeVar("T", VALUE_TYPES)
                 .input("src", "T")
