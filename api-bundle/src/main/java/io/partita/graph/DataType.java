@@ -2,7 +2,14 @@ package io.partita.graph;
 
 import java.util.Arrays;
 
-/** Element data types, spelled as in oneDNN graph JSON. */
+/**
+ * Element data types, spelled as in oneDNN graph JSON.
+ *
+ * <p>{@link #S64}, {@link #F64}, {@link #S16}, {@link #U16} and {@link #U64} are Partita extensions
+ * (for ONNX models): oneDNN's op set and JSON files never use them, and only the reference backend
+ * runs ops on them. The reference backend computes in double, so s64 and u64 values beyond 2^53 lose
+ * their low bits (see {@link ElementCodec}).
+ */
 public enum DataType {
     UNDEF("undef", 0),
     F32("f32", 32),
@@ -16,7 +23,15 @@ public enum DataType {
     F8_E5M2("f8_e5m2", 8),
     F8_E4M3("f8_e4m3", 8),
     S4("s4", 4),
-    U4("u4", 4);
+    U4("u4", 4),
+    /** Partita extension: IEEE binary64 (ONNX DOUBLE). */
+    F64("f64", 64),
+    /** Partita extension: signed 16-bit integer (ONNX INT16). */
+    S16("s16", 16),
+    /** Partita extension: unsigned 16-bit integer (ONNX UINT16). */
+    U16("u16", 16),
+    /** Partita extension: unsigned 64-bit integer (ONNX UINT64); exact as double only up to 2^53. */
+    U64("u64", 64);
 
     private final String spelling;
     private final int bits;
@@ -57,11 +72,12 @@ public enum DataType {
     }
 
     public boolean isFloatingPoint() {
-        return this == F32 || this == BF16 || this == F16 || this == F8_E5M2 || this == F8_E4M3;
+        return this == F32 || this == BF16 || this == F16 || this == F8_E5M2 || this == F8_E4M3 || this == F64;
     }
 
     public boolean isInteger() {
-        return this == S32 || this == S8 || this == U8 || this == S64 || this == S4 || this == U4;
+        return this == S32 || this == S8 || this == U8 || this == S64 || this == S4 || this == U4 || this == S16
+                || this == U16 || this == U64;
     }
 
     public static DataType fromSpelling(String text) {

@@ -8,12 +8,20 @@ import java.lang.foreign.ValueLayout;
  * Reads and writes tensor elements of every data type, in any strided layout, as doubles in
  * logical row-major order. Writes round to the target type the way oneDNN does: round half to
  * even, integers saturate (NaN becomes 0).
+ *
+ * <p>Values travel as doubles, so s64 and u64 elements are exact only up to 2^53 in magnitude; a
+ * larger one reads as the nearest double (u64 above 2^63 included: it reads as its unsigned value,
+ * never as a negative number). Writes saturate at the type's true bounds: anything at or above 2^64
+ * writes u64's all-ones maximum, anything at or above 2^63 writes s64's maximum.
  */
 public final class ElementCodec {
     private static final ValueLayout.OfFloat F32 = ValueLayout.JAVA_FLOAT_UNALIGNED;
     private static final ValueLayout.OfShort I16 = ValueLayout.JAVA_SHORT_UNALIGNED;
     private static final ValueLayout.OfInt I32 = ValueLayout.JAVA_INT_UNALIGNED;
     private static final ValueLayout.OfLong I64 = ValueLayout.JAVA_LONG_UNALIGNED;
+    private static final ValueLayout.OfDouble F64 = ValueLayout.JAVA_DOUBLE_UNALIGNED;
+    private static final double TWO_63 = 0x1p63;
+    private static final double TWO_64 = 0x1p64;
 
     private ElementCodec() {
     }
@@ -149,6 +157,10 @@ public final class ElementCodec {
                 yield nib >= 8 ? nib - 16 : nib;
             }
             case U4 -> nibble(seg, i);
+            case F64 -> seg.get(F64, i * 8);
+            case S16 -> seg.get(I16, i * 2);
+            case U16 -> seg.get(I16, i * 2) & 0xffff;
+            case U64 -> unsignedToDouble(seg.get(I64, i * 8));
             case UNDEF -> throw new InvalidArgumentException("cannot read elements of undefined data type");
         };
     }
@@ -172,6 +184,10 @@ public final class ElementCodec {
             case F8_E5M2 -> seg.set(ValueLayout.JAVA_BYTE, i, (byte) MiniFloat.E5M2.encode(v));
             case F8_E4M3 -> seg.set(ValueLayout.JAVA_BYTE, i, (byte) MiniFloat.E4M3.encode(v));
             case S4, U4 -> set4(dt, seg, i, v);
+            case F64 -> seg.set(F64, i * 8, v);
+            case S16 -> seg.set(I16, i * 2, (short) saturate(v, Short.MIN_VALUE, Short.MAX_VALUE));
+            case U16 -> seg.set(I16, i * 2, (short) saturate(v, 0, 65535));
+            case U64 -> seg.set(I64, i * 8, toUnsignedLong(v));
             case UNDEF -> throw new InvalidArgumentException("cannot write elements of undefined data type");
         }
     }
@@ -208,8 +224,32 @@ public final class ElementCodec {
             case BOOLEAN -> v != 0 ? 1 : 0;
             case F8_E5M2 -> MiniFloat.E5M2.decode(MiniFloat.E5M2.encode(v));
             case F8_E4M3 -> MiniFloat.E4M3.decode(MiniFloat.E4M3.encode(v));
+            case F64 -> v;
+            case S16 -> saturate(v, Short.MIN_VALUE, Short.MAX_VALUE);
+            case U16 -> saturate(v, 0, 65535);
+            // 2^64 - 1 has no double: the all-ones maximum reads back as 2^64.
+            case U64 -> saturate(v, 0, TWO_64);
             case UNDEF -> v;
         };
+    }
+
+    /** The unsigned value of a u64's bits, rounded to the nearest double. */
+    public static double unsignedToDouble(long bits) {
+        if (bits >= 0) {
+            return bits;
+        }
+        // Halve (keeping the dropped bit as a sticky bit so rounding stays correct), convert, double.
+        return ((bits >>> 1) | (bits & 1)) * 2.0;
+    }
+
+    /** The u64 bits of a value rounded half to even and saturated to [0, 2^64 - 1]; NaN becomes 0. */
+    public static long toUnsignedLong(double v) {
+        double r = saturate(v, 0, TWO_64);
+        if (r >= TWO_64) {
+            return -1L;
+        }
+        // Doubles in [2^63, 2^64) are whole numbers: shift them into the signed range and back.
+        return r >= TWO_63 ? (long) (r - TWO_63) ^ Long.MIN_VALUE : (long) r;
     }
 
     /** bf16 bits of a float, rounding to nearest even; NaN stays a (quiet) NaN. */

@@ -142,7 +142,26 @@ public enum OpKind {
      * Partita extension (not in oneDNN's op set): oneDNN's {@code Select} for integer and boolean
      * values ({@code cond ? src_0 : src_1} with numpy broadcasting). Added for ONNX's {@code Where}.
      */
-    PartitaSelect;
+    PartitaSelect,
+    /**
+     * Partita extension (not in oneDNN's op set): ONNX's {@code Einsum}, the sum of products of its
+     * variadic inputs given by the string attribute {@code equation} (explicit {@code ->} or implicit
+     * output, {@code ...} for broadcast dims, repeated labels for diagonals).
+     */
+    PartitaEinsum,
+    /**
+     * Partita extension (not in oneDNN's op set): ONNX's {@code MaxUnpool}, src's values scattered to
+     * the flat positions of the s64 input {@code indices} in a zero tensor of the shape pooling with
+     * {@code kernel}, {@code strides} and {@code pads_begin} / {@code pads_end} inverts, placed at the
+     * start of the dims of the optional s64 input {@code output_shape}.
+     */
+    PartitaMaxUnpool,
+    /**
+     * Partita extension (not in oneDNN's op set): ONNX's {@code Cast} to or from Partita's extension
+     * data types (f64, s16, u16, u64): floating-point to integer truncates toward zero, then
+     * saturates; other conversions round to nearest even.
+     */
+    PartitaCast;
 
     private static final Map<String, OpKind> BY_SPELLING = new HashMap<>();
 

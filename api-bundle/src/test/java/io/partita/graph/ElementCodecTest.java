@@ -93,4 +93,104 @@ class ElementCodecTest {
             assertEquals(13f, seg.getAtIndex(ValueLayout.JAVA_FLOAT, 1));
         }
     }
+
+    // ---------------------------------------------------------------- Partita's extension types
+
+    /** Writes the values to a dense tensor of the type and returns the stored 64-bit words. */
+    private static long[] words(DataType dt, double... values) {
+        try (Arena arena = Arena.ofConfined()) {
+            LogicalTensor lt = LogicalTensor.of(0, dt, values.length);
+            MemorySegment seg = arena.allocate(8L * values.length);
+            ElementCodec.write(lt, seg, values);
+            long[] out = new long[values.length];
+            for (int i = 0; i < out.length; i++) {
+                out[i] = seg.getAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, i);
+            }
+            return out;
+        }
+    }
+
+    private static double readWord(DataType dt, long bits) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment seg = arena.allocate(8);
+            seg.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, bits);
+            return ElementCodec.read(LogicalTensor.of(0, dt, 1), seg)[0];
+        }
+    }
+
+    @Test
+    void f64KeepsEveryDoubleExactly() {
+        double[] v = {0.1, -0.0, Double.MIN_VALUE, Double.MAX_VALUE, Double.NEGATIVE_INFINITY, 1 + Math.ulp(1.0)};
+        long[] w = words(DataType.F64, v);
+        for (int i = 0; i < v.length; i++) {
+            assertEquals(Double.doubleToRawLongBits(v[i]), w[i], "element " + i);
+            assertEquals(v[i], readWord(DataType.F64, w[i]));
+            assertEquals(v[i], ElementCodec.round(DataType.F64, v[i]));
+        }
+        assertTrue(Double.isNaN(readWord(DataType.F64, words(DataType.F64, Double.NaN)[0])));
+        assertTrue(Double.isNaN(ElementCodec.round(DataType.F64, Double.NaN)));
+    }
+
+    @Test
+    void sixteenBitIntegersRoundSaturateAndStoreTwoBytes() {
+        assertEquals(32767.0, ElementCodec.round(DataType.S16, 1e9));
+        assertEquals(-32768.0, ElementCodec.round(DataType.S16, -40000));
+        assertEquals(-2.0, ElementCodec.round(DataType.S16, -2.5));
+        assertEquals(65535.0, ElementCodec.round(DataType.U16, 70000));
+        assertEquals(0.0, ElementCodec.round(DataType.U16, -1));
+        assertEquals(0.0, ElementCodec.round(DataType.U16, Double.NaN));
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment seg = arena.allocate(4);
+            ElementCodec.write(LogicalTensor.of(0, DataType.S16, 2), seg, new double[] {-2, 1e9});
+            assertEquals((short) -2, seg.get(ValueLayout.JAVA_SHORT_UNALIGNED, 0));
+            assertEquals(Short.MAX_VALUE, seg.get(ValueLayout.JAVA_SHORT_UNALIGNED, 2));
+            ElementCodec.write(LogicalTensor.of(0, DataType.U16, 2), seg, new double[] {65535, 40000});
+            // The high bit set reads back unsigned, not as a negative short.
+            assertArrayEquals(new double[] {65535, 40000}, ElementCodec.read(LogicalTensor.of(0, DataType.U16, 2), seg));
+        }
+    }
+
+    @Test
+    void u64SaturatesAtItsTrueBoundsAndReadsUnsigned() {
+        double two63 = 0x1p63;
+        double two64 = 0x1p64;
+        // At or above 2^64 (infinity included): all ones; below 0 and NaN: 0.
+        assertArrayEquals(new long[] {-1L, -1L, 0, 0, 0},
+                words(DataType.U64, two64, Double.POSITIVE_INFINITY, -5, Double.NaN, Double.NEGATIVE_INFINITY));
+        // [2^63, 2^64): the high bit, not a saturated signed value; 2.5 ties to even.
+        assertArrayEquals(new long[] {Long.MIN_VALUE, Long.MIN_VALUE | 2048, 2},
+                words(DataType.U64, two63, two63 + 2048, 2.5));
+        assertEquals(two64, readWord(DataType.U64, -1L), "2^64 - 1 reads as the nearest double, 2^64");
+        assertEquals(two63, readWord(DataType.U64, Long.MIN_VALUE));
+        assertEquals(two63 + 4096, readWord(DataType.U64, Long.MIN_VALUE | 4096));
+        // Beyond 2^53 a double keeps 53 bits: 2^63 + 1 rounds to 2^63, 2^63 + 1025 rounds up.
+        assertEquals(two63, readWord(DataType.U64, Long.MIN_VALUE | 1));
+        assertEquals(two63 + 2048, readWord(DataType.U64, Long.MIN_VALUE | 1025));
+        assertEquals(two64, ElementCodec.round(DataType.U64, 1e30));
+        assertEquals(0.0, ElementCodec.round(DataType.U64, -1e30));
+        assertEquals(12345.0, readWord(DataType.U64, words(DataType.U64, 12345)[0]));
+    }
+
+    @Test
+    void unsignedConversionRoundsToNearestLikeBigDecimal() {
+        java.util.SplittableRandom r = new java.util.SplittableRandom(7);
+        for (int i = 0; i < 10_000; i++) {
+            long bits = r.nextLong();
+            double expected = new java.math.BigDecimal(Long.toUnsignedString(bits)).doubleValue();
+            assertEquals(expected, ElementCodec.unsignedToDouble(bits), Long.toUnsignedString(bits));
+            assertEquals(Long.toUnsignedString(ElementCodec.toUnsignedLong(expected)),
+                    new java.math.BigDecimal(expected).toBigInteger().min(java.math.BigInteger.TWO.pow(64)
+                            .subtract(java.math.BigInteger.ONE)).toString());
+        }
+    }
+
+    @Test
+    void extensionTypesAreNamedAndSized() {
+        assertEquals(DataType.F64, DataType.fromSpelling("f64"));
+        assertEquals(DataType.U64, DataType.fromSpelling("u64"));
+        assertEquals(16, DataType.S16.bits());
+        assertEquals(16L, DataType.U16.byteSize(8));
+        assertTrue(DataType.F64.isFloatingPoint() && !DataType.F64.isInteger());
+        assertTrue(DataType.U64.isInteger() && DataType.S16.isInteger() && DataType.U16.isInteger());
+    }
 }

@@ -84,8 +84,8 @@ class GraphJsonReaderTest {
 
     @Test
     void unknownDataTypeNamesTheTensor() {
-        String m = error(graph(relu("").replaceFirst("\"f32\"", "\"f64\"")));
-        assertTrue(m.contains("graph[0] (op 4).inputs (tensor 0).dtype: unknown data type 'f64'"), m);
+        String m = error(graph(relu("").replaceFirst("\"f32\"", "\"f128\"")));
+        assertTrue(m.contains("graph[0] (op 4).inputs (tensor 0).dtype: unknown data type 'f128'"), m);
     }
 
     @Test

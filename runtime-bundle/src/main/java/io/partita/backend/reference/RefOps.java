@@ -9,6 +9,7 @@ import io.partita.backend.reference.ops.BinaryKernels;
 import io.partita.backend.reference.ops.ConvPoolKernels;
 import io.partita.backend.reference.ops.DataMovementKernels;
 import io.partita.backend.reference.ops.EltwiseKernels;
+import io.partita.backend.reference.ops.EinsumUnpoolKernels;
 import io.partita.backend.reference.ops.ExtensionKernels;
 import io.partita.backend.reference.ops.MatMulKernels;
 import io.partita.backend.reference.ops.NormReduceKernels;
@@ -35,6 +36,7 @@ public final class RefOps {
         DataMovementKernels.register(add);
         MatMulKernels.register(add);
         ExtensionKernels.register(add);
+        EinsumUnpoolKernels.register(add);
         return m;
     }
 

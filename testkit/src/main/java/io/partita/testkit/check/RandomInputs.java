@@ -465,7 +465,7 @@ public final class RandomInputs {
         }
         if (dt.isInteger()) {
             int lo = switch (dt) {
-                case U8, U4 -> 0;
+                case U8, U4, U16, U64 -> 0;
                 case S4 -> -8;
                 default -> -5;
             };
@@ -477,7 +477,7 @@ public final class RandomInputs {
                 lo = 1;
             }
             if (domain == ValueDomain.ZERO_POINT) {
-                lo = dt == DataType.S4 || dt == DataType.S8 || dt == DataType.S32 ? -2 : 0;
+                lo = dt == DataType.S4 || dt == DataType.S8 || dt == DataType.S16 || dt == DataType.S32 ? -2 : 0;
                 hi = 3;
             }
             return lo + r.nextInt(hi - lo + 1);

@@ -111,7 +111,7 @@ class CaseRewriterTest {
         assertEquals(DataType.F16, one.ops().get(0).input(1).dataType());
         assertEquals(DataType.F32, one.ops().get(0).input(0).dataType());
         assertTrue(error("dt", "s8").contains("the global form takes f32, bf16, f16 or undef"));
-        assertTrue(error("dt", "1:f64").contains("unknown data type 'f64'"));
+        assertTrue(error("dt", "1:f128").contains("unknown data type 'f128'"));
     }
 
     @Test

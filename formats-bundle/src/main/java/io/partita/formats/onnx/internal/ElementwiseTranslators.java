@@ -181,7 +181,9 @@ final class ElementwiseTranslators {
                     + ": integer power is not expressible with oneDNN ops (Pow is floating point)");
         }
         LogicalTensor y0 = ctx.opVersion() < 7 ? secondInput(ctx, x) : null;
-        if (y0 == null && ctx.isConstant(1) && ctx.constant(1).elementCount() <= ImportContext.MAX_FOLDED_ELEMENTS) {
+        // oneDNN's Pow takes f32, bf16 and f16; an f64 base always takes PartitaPow.
+        if (y0 == null && x.dataType() != DataType.F64 && ctx.isConstant(1)
+                && ctx.constant(1).elementCount() <= ImportContext.MAX_FOLDED_ELEMENTS) {
             OnnxTensor e = ctx.constant(1);
             double[] v = e.toDoubleArray();
             boolean uniform = v.length > 0;

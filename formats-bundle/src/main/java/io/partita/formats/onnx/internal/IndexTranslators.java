@@ -43,6 +43,59 @@ final class IndexTranslators {
         // Piecewise activations as comparisons and selections (exact: the same f32 operations as ONNX's).
         Translators.add(m, "ThresholdedRelu", v(10, 22), IndexTranslators::thresholdedRelu);
         Translators.add(m, "Shrink", v(9), IndexTranslators::shrink);
+        Translators.add(m, "Einsum", v(12), IndexTranslators::einsum);
+        // MaxUnpool 9; 11: output_shape semantics clarified; 22: more float types.
+        Translators.add(m, "MaxUnpool", v(9, 11, 22), IndexTranslators::maxUnpool);
+    }
+
+    /**
+     * Einsum as PartitaEinsum: the op schema parses the equation and checks it against the inputs'
+     * ranks, naming the bad term or label of a malformed one.
+     */
+    private static void einsum(ImportContext ctx) {
+        String equation = ctx.stringAttr("equation", null);
+        if (equation == null) {
+            throw ctx.invalid("attribute equation is required");
+        }
+        List<LogicalTensor> xs = new java.util.ArrayList<>();
+        for (int i = 0; i < ctx.inputCount(); i++) {
+            LogicalTensor x = ctx.input(i);
+            if (!xs.isEmpty() && x.dataType() != xs.get(0).dataType()) {
+                throw ctx.invalid("input " + i + " is " + x.dataType() + " but input 0 is " + xs.get(0).dataType()
+                        + "; expected one data type");
+            }
+            xs.add(x);
+        }
+        if (xs.isEmpty()) {
+            throw ctx.invalid("has no inputs; expected at least one");
+        }
+        ctx.setOutput(0, ctx.emit1(OpKind.PartitaEinsum, xs, xs.get(0).dataType(),
+                b -> b.attr("equation", equation)));
+    }
+
+    /** MaxUnpool as PartitaMaxUnpool, pads split into begin and end. */
+    private static void maxUnpool(ImportContext ctx) {
+        LogicalTensor x = ctx.input(0);
+        LogicalTensor ind = ctx.input(1);
+        long[] kernel = ctx.intsAttr("kernel_shape", null);
+        if (kernel == null) {
+            throw ctx.invalid("attribute kernel_shape is required");
+        }
+        int n = kernel.length;
+        long[] strides = ctx.intsAttr("strides", new long[0]);
+        long[] pads = ctx.intsAttr("pads", new long[0]);
+        if (pads.length != 0 && pads.length != 2 * n) {
+            throw ctx.invalid("pads " + java.util.Arrays.toString(pads) + " has " + pads.length + " values; expected "
+                    + 2 * n + " (begin and end per spatial dim of kernel_shape)");
+        }
+        long[] pb = pads.length == 0 ? pads : java.util.Arrays.copyOfRange(pads, 0, n);
+        long[] pe = pads.length == 0 ? pads : java.util.Arrays.copyOfRange(pads, n, 2 * n);
+        if (ind.dataType() != DataType.S64) {
+            throw ctx.invalid("I is " + ind.dataType() + "; expected int64");
+        }
+        List<LogicalTensor> ins = ctx.hasInput(2) ? List.of(x, ind, ctx.input(2)) : List.of(x, ind);
+        ctx.setOutput(0, ctx.emit1(OpKind.PartitaMaxUnpool, ins, x.dataType(), b -> b.attr("kernel", kernel)
+                .attr("strides", strides).attr("pads_begin", pb).attr("pads_end", pe)));
     }
 
     private static NodeTranslator arg(OpKind kind) {

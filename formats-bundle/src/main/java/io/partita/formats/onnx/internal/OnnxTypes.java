@@ -42,17 +42,22 @@ public final class OnnxTypes {
     }
 
     /**
-     * The Partita data type of an ONNX element type, or null when Partita has none (DOUBLE, 16-bit
-     * and unsigned 32/64-bit integers, strings, complex, FNUZ float8 variants, float4, e8m0, 2-bit).
-     * FLOAT8E4M3FN is oneDNN's f8_e4m3 (OCP E4M3: no infinities, one NaN pattern).
+     * The Partita data type of an ONNX element type, or null when Partita has none (UINT32, strings,
+     * complex, FNUZ float8 variants, float4, e8m0, 2-bit). DOUBLE, INT16, UINT16 and UINT64 map to
+     * Partita's extension types, which only the reference backend runs. FLOAT8E4M3FN is oneDNN's
+     * f8_e4m3 (OCP E4M3: no infinities, one NaN pattern).
      */
     public static DataType toPartita(int onnxType) {
         return switch (onnxType) {
             case FLOAT -> DataType.F32;
             case UINT8 -> DataType.U8;
             case INT8 -> DataType.S8;
+            case INT16 -> DataType.S16;
+            case UINT16 -> DataType.U16;
             case INT32 -> DataType.S32;
             case INT64 -> DataType.S64;
+            case UINT64 -> DataType.U64;
+            case DOUBLE -> DataType.F64;
             case BOOL -> DataType.BOOLEAN;
             case FLOAT16 -> DataType.F16;
             case BFLOAT16 -> DataType.BF16;

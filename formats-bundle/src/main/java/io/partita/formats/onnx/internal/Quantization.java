@@ -7,6 +7,7 @@ import io.partita.formats.onnx.OnnxImportException;
 import io.partita.formats.onnx.OnnxTensor;
 import io.partita.formats.onnx.UnsupportedOnnxException;
 import io.partita.graph.DataType;
+import io.partita.graph.ElementCodec;
 import io.partita.graph.LogicalTensor;
 import io.partita.graph.OpKind;
 
@@ -22,8 +23,9 @@ import io.partita.graph.OpKind;
  *
  * <p>Rounding: oneDNN quantizes as {@code round(x / scale + zp)}, ONNX as
  * {@code round(x / scale) + zp}, both to nearest even. They agree except when {@code x / scale} lies
- * exactly halfway between two integers and the zero point is odd, where the result differs by one
- * step of the quantized type.
+ * exactly halfway between two integers and the zero point is odd, so a constant odd zero point is
+ * quantized in ONNX's steps ({@link #quantizeOddZeroPoint}); a zero point known only at execution
+ * keeps oneDNN's rule (one step apart on such ties).
  */
 final class Quantization {
     enum Granularity { TENSOR, AXIS, BLOCKED }
@@ -235,12 +237,15 @@ final class Quantization {
         throw unsupported(ctx, "output type " + out + " with " + scaleName + " of type " + y.dataType());
     }
 
-    /** x (f32) to {@code out} (u8, s8, f8): saturated, rounded to nearest even. */
+    /** x (f32) to {@code out} (u8, s8, s16, u16, f8): saturated, rounded to nearest even. */
     LogicalTensor quantize(ImportContext ctx, LogicalTensor x, DataType out) {
         boolean zp = keepZeroPoint(ctx, out);
         if (constant(ctx) && granularity != Granularity.BLOCKED) {
             float[] scales = scaleValues(ctx);
             long[] zps = zp ? zeroPoints(ctx, scales.length) : null;
+            if (zps != null && java.util.Arrays.stream(zps).anyMatch(z -> (z & 1) != 0)) {
+                return quantizeOddZeroPoint(ctx, x, out, scales, zps);
+            }
             return ctx.emit1(OpKind.Quantize, List.of(x), out, b -> {
                 staticAttrs(b, scales);
                 if (zps != null) {
@@ -248,8 +253,66 @@ final class Quantization {
                 }
             });
         }
+        if (zp && granularity != Granularity.BLOCKED) {
+            // a zero point known only at execution may be odd: ONNX's steps, as quantizeOddZeroPoint
+            LogicalTensor zpF = ctx.emit1(OpKind.DynamicDequantize, List.of(ctx.input(zpIn),
+                    ctx.constantTensor(OnnxTensor.of("one", DataType.F32, new long[0], new double[] {1}))),
+                    DataType.F32, b -> b.attr("qtype", "per_tensor"));
+            return exactQuantize(ctx, x, out, alongAxis(ctx, scaleTensor(ctx)), alongAxis(ctx, zpF));
+        }
         List<LogicalTensor> ins = zp ? List.of(x, scaleTensor(ctx), ctx.input(zpIn)) : List.of(x, scaleTensor(ctx));
         return ctx.emit1(OpKind.DynamicQuantize, ins, out, this::dynamicAttrs);
+    }
+
+    /** A per-axis scale or zero point ([C]) reshaped to broadcast along the quantization axis of x. */
+    private LogicalTensor alongAxis(ImportContext ctx, LogicalTensor t) {
+        if (granularity != Granularity.AXIS) {
+            return t;
+        }
+        long[] dims = new long[xDims.length];
+        java.util.Arrays.fill(dims, 1);
+        dims[axis] = xDims[axis];
+        return ctx.emit1(OpKind.StaticReshape, List.of(t), t.dataType(), b -> b.attr("shape", dims)
+                .attr("special_zero", false));
+    }
+
+    /**
+     * ONNX's rounding with an odd constant zero point, where oneDNN's Quantize would round
+     * {@code x / scale + zp} to the other neighbour on ties: {@code x / scale} (f32), Round (half to
+     * even), Add zp, Clamp to the type's range, then a Quantize with scale 1 that only converts the
+     * now integral values. An even zero point keeps the single Quantize that int8 patterns match.
+     */
+    private LogicalTensor quantizeOddZeroPoint(ImportContext ctx, LogicalTensor x, DataType out, float[] scales,
+            long[] zps) {
+        long[] dims = new long[xDims.length];
+        java.util.Arrays.fill(dims, 1);
+        if (granularity == Granularity.AXIS) {
+            dims[axis] = scales.length;
+        }
+        double[] s = new double[scales.length];
+        double[] z = new double[zps.length];
+        for (int i = 0; i < s.length; i++) {
+            s[i] = scales[i];
+            z[i] = zps[i];
+        }
+        String name = ctx.node().outputs().get(0);
+        LogicalTensor scaleT = ctx.constantTensor(OnnxTensor.of(name + "/scale", DataType.F32, dims, s));
+        LogicalTensor zpT = ctx.constantTensor(OnnxTensor.of(name + "/zero_point", DataType.F32, dims, z));
+        return exactQuantize(ctx, x, out, scaleT, zpT);
+    }
+
+    /** round(x / scale) + zp, clamped to the range of {@code out} and converted: ONNX's QuantizeLinear. */
+    private static LogicalTensor exactQuantize(ImportContext ctx, LogicalTensor x, DataType out, LogicalTensor scaleT,
+            LogicalTensor zpT) {
+        LogicalTensor q = ctx.emit1(OpKind.Divide, List.of(x, scaleT), DataType.F32, b -> { });
+        q = ctx.emit1(OpKind.Round, List.of(q), DataType.F32, b -> { });
+        q = ctx.emit1(OpKind.Add, List.of(q, zpT), DataType.F32, b -> { });
+        double lo = ElementCodec.round(out, -Double.MAX_VALUE);
+        double hi = ElementCodec.round(out, Double.MAX_VALUE);
+        LogicalTensor clamped = ctx.emit1(OpKind.Clamp, List.of(q), DataType.F32,
+                b -> b.attr("min", (float) lo).attr("max", (float) hi));
+        return ctx.emit1(OpKind.Quantize, List.of(clamped), out,
+                b -> b.attr("qtype", "per_tensor").attr("scales", new float[] {1f}));
     }
 
     private void dynamicAttrs(io.partita.graph.Op.Builder b) {

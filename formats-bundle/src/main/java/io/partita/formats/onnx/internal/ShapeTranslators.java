@@ -281,7 +281,8 @@ final class ShapeTranslators {
      * and casts to float8 are Quantize with scale 1 where oneDNN's conversion gives what ONNX's
      * saturate mode asks: f8_e4m3 saturates to +-448 (ONNX saturate = 1), f8_e5m2 overflows to
      * infinity (ONNX saturate = 0). Float to integer casts truncate in ONNX while Quantize rounds:
-     * refused.
+     * refused, except to or from Partita's extension types (f64, s16, u16, u64), which PartitaCast
+     * converts on the reference backend.
      */
     private static void cast(ImportContext ctx) {
         DataType to = castTarget(ctx, (int) ctx.intAttr("to", 0));
@@ -299,6 +300,10 @@ final class ShapeTranslators {
         castTo(ctx, ctx.input(0), ctx.inputType(1), saturate);
     }
 
+    private static boolean isExtensionType(DataType t) {
+        return t == DataType.F64 || t == DataType.S16 || t == DataType.U16 || t == DataType.U64;
+    }
+
     private static boolean isFloat(DataType t) {
         return t == DataType.F32 || t == DataType.BF16 || t == DataType.F16;
     }
@@ -311,6 +316,11 @@ final class ShapeTranslators {
         }
         if (isFloat(from) && isFloat(to)) {
             ctx.setOutput(0, floatCast(ctx, x, to));
+            return;
+        }
+        if (isExtensionType(from) || isExtensionType(to)) {
+            // Types oneDNN lacks: only the reference backend converts them, with ONNX's semantics.
+            ctx.setOutput(0, ctx.emit1(OpKind.PartitaCast, List.of(x), to, b -> { }));
             return;
         }
         if ((from == DataType.F8_E4M3 || from == DataType.F8_E5M2 || from == DataType.S8 || from == DataType.U8)

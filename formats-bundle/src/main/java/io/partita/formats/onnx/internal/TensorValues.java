@@ -81,9 +81,13 @@ public final class TensorValues {
                     dst.setAtIndex(ValueLayout.JAVA_FLOAT_UNALIGNED, i, t.floatData()[i]);
                 }
             }
-            case OnnxTypes.INT64 -> {
+            case OnnxTypes.INT64, OnnxTypes.DOUBLE, OnnxTypes.UINT64 -> {
+                // 64-bit words as stored; double_data holds the raw IEEE bits (the decoder keeps the
+                // fixed64 words as they are).
+                long[] words = t.dataType() == OnnxTypes.INT64 ? t.int64Data()
+                        : t.dataType() == OnnxTypes.DOUBLE ? t.doubleData() : t.uint64Data();
                 for (int i = 0; i < count; i++) {
-                    dst.setAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, i, t.int64Data()[i]);
+                    dst.setAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, i, words[i]);
                 }
             }
             case OnnxTypes.INT32 -> {
@@ -91,8 +95,8 @@ public final class TensorValues {
                     dst.setAtIndex(ValueLayout.JAVA_INT_UNALIGNED, i, (int) t.int32Data()[i]);
                 }
             }
-            case OnnxTypes.FLOAT16, OnnxTypes.BFLOAT16 -> {
-                // Stored as their 16 bits, one element per int32_data entry.
+            case OnnxTypes.FLOAT16, OnnxTypes.BFLOAT16, OnnxTypes.INT16, OnnxTypes.UINT16 -> {
+                // Stored as their 16 bits (or the 16-bit integer's value), one element per int32_data entry.
                 for (int i = 0; i < count; i++) {
                     dst.setAtIndex(ValueLayout.JAVA_SHORT_UNALIGNED, i, (short) t.int32Data()[i]);
                 }
@@ -115,31 +119,25 @@ public final class TensorValues {
 
     /** The typed data field this element type uses must hold exactly the values the dims call for. */
     private static void checkStored(TensorProto t, int count, String what) {
-        String field;
-        int have;
-        int expected = count;
-        switch (t.dataType()) {
-            case OnnxTypes.FLOAT -> {
-                field = "float_data";
-                have = t.floatData().length;
-            }
-            case OnnxTypes.INT64 -> {
-                field = "int64_data";
-                have = t.int64Data().length;
-            }
-            case OnnxTypes.INT4, OnnxTypes.UINT4 -> {
-                // Two elements per int32_data entry (low nibble first), as in raw_data.
-                field = "int32_data";
-                have = t.int32Data().length;
-                expected = (count + 1) / 2;
-            }
+        String field = switch (t.dataType()) {
+            case OnnxTypes.FLOAT -> "float_data";
+            case OnnxTypes.INT64 -> "int64_data";
+            case OnnxTypes.DOUBLE -> "double_data";
+            case OnnxTypes.UINT64 -> "uint64_data";
             case OnnxTypes.INT32, OnnxTypes.FLOAT16, OnnxTypes.BFLOAT16, OnnxTypes.INT8, OnnxTypes.UINT8, OnnxTypes.BOOL,
-                    OnnxTypes.FLOAT8E4M3FN, OnnxTypes.FLOAT8E5M2 -> {
-                field = "int32_data";
-                have = t.int32Data().length;
-            }
+                    OnnxTypes.FLOAT8E4M3FN, OnnxTypes.FLOAT8E5M2, OnnxTypes.INT16, OnnxTypes.UINT16, OnnxTypes.INT4,
+                    OnnxTypes.UINT4 -> "int32_data";
             default -> throw new IllegalStateException("no decoding for " + OnnxTypes.name(t.dataType()));
-        }
+        };
+        int have = switch (field) {
+            case "float_data" -> t.floatData().length;
+            case "int64_data" -> t.int64Data().length;
+            case "double_data" -> t.doubleData().length;
+            case "uint64_data" -> t.uint64Data().length;
+            default -> t.int32Data().length;
+        };
+        // 4-bit types: two elements per int32_data entry (low nibble first), as in raw_data.
+        int expected = t.dataType() == OnnxTypes.INT4 || t.dataType() == OnnxTypes.UINT4 ? (count + 1) / 2 : count;
         if (have != expected) {
             throw new OnnxImportException(what + " has " + count + " elements but " + have + " values in " + field
                     + "; expected " + expected);

@@ -58,16 +58,31 @@ class QuantTranslatorsTest {
     }
 
     @Test
-    void quantizeLinearWithRunTimeScaleIsDynamicQuantize() {
+    void quantizeLinearWithRunTimeZeroPointTakesOnnxsStepsPerAxis() {
         OnnxModel m = read(13, node("QuantizeLinear", List.of("x", "s", "zp"), List.of("y")), list(),
                 list(valueInfo("x", FLOAT, 2, 3), valueInfo("s", FLOAT, 3), valueInfo("zp", INT8, 3)),
                 valueInfo("y", INT8, 2, 3));
-        assertEquals(List.of(OpKind.DynamicQuantize), kinds(m));
-        assertEquals("per_channel", op(m, 0).stringAttr("qtype"));
-        assertEquals(1L, op(m, 0).longAttr("axis"));
-        assertArrayEquals(new double[] {2, -128, 3, 6, 127, 0},
-                run(m, Map.of("x", new double[] {1, -400, 4, 3, 400, -8}, "s", new double[] {0.5, 2, 4},
+        // the zero point may be odd: round(x / s) + zp, not oneDNN's round(x / s + zp)
+        assertEquals(List.of(OpKind.DynamicDequantize, OpKind.StaticReshape, OpKind.StaticReshape, OpKind.Divide,
+                OpKind.Round, OpKind.Add, OpKind.Clamp, OpKind.Quantize), kinds(m));
+        // 1 / 0.5 = 2; -400 / 2 + 1 saturates; 4 / 4 + 2 = 3; 3 / 0.5 = 6; saturates; 2.5 / 4 -> 1, + 2 = 3
+        assertArrayEquals(new double[] {2, -128, 3, 6, 127, 3},
+                run(m, Map.of("x", new double[] {1, -400, 4, 3, 400, 2.5}, "s", new double[] {0.5, 2, 4},
                         "zp", new double[] {0, 1, 2})));
+        // ties with an odd zero point: 0.5, 1.5, 2.5 round to 0, 2, 2 before the 1 is added (oneDNN: 2, 2, 4)
+        assertArrayEquals(new double[] {1, 3, 3, 1, 3, 3},
+                run(m, Map.of("x", new double[] {0.5, 3, 10, 0.5, 3, 10}, "s", new double[] {1, 2, 4},
+                        "zp", new double[] {1, 1, 1})));
+    }
+
+    @Test
+    void quantizeLinearWithAnOddConstantZeroPointRoundsBeforeAddingIt() {
+        OnnxModel m = read(13, node("QuantizeLinear", List.of("x", "s", "zp"), List.of("y")),
+                list(floatTensor("s", new long[] {}, 0.5f), rawTensor("zp", UINT8, new long[] {}, bytes(11))),
+                list(valueInfo("x", FLOAT, 4)), valueInfo("y", UINT8, 4));
+        assertEquals(List.of(OpKind.Divide, OpKind.Round, OpKind.Add, OpKind.Clamp, OpKind.Quantize), kinds(m));
+        // x / 0.5 = 0.5, 1.5, 600, -30: rounded 0, 2 (even), then + 11 and saturated
+        assertArrayEquals(new double[] {11, 13, 255, 0}, run(m, Map.of("x", new double[] {0.25, 0.75, 300, -15})));
     }
 
     @Test

@@ -49,6 +49,20 @@ public final class ExtensionKernels {
             System.arraycopy(x, 0, ctx.out(0).data(), 0, x.length);
         });
         r.accept(OpKind.PartitaCompare, ctx -> compare(ctx.op().stringAttr("mode")).compute(ctx));
+        r.accept(OpKind.PartitaCast, ExtensionKernels::cast);
+    }
+
+    /**
+     * ONNX's Cast: floating point to integer truncates toward zero (the write then saturates and
+     * maps NaN to 0); every other conversion is the write's rounding to the destination type.
+     */
+    private static void cast(RefContext ctx) {
+        double[] x = ctx.in(0).data();
+        double[] y = ctx.out(0).data();
+        boolean truncate = ctx.in(0).type().isFloatingPoint() && ctx.out(0).type().isInteger();
+        for (int i = 0; i < x.length; i++) {
+            y[i] = truncate && Double.isFinite(x[i]) ? (x[i] < 0 ? Math.ceil(x[i]) : Math.floor(x[i])) : x[i];
+        }
     }
 
     /** The comparison of a mode as a broadcast binary kernel giving 1 (true) or 0 (false); NaN compares false. */

@@ -30,12 +30,24 @@ public final class BinarySchemas {
 
     private static final DataType[] FLOATS = {DataType.F32, DataType.BF16, DataType.F16};
     private static final DataType[] FLOATS_AND_S32 = {DataType.F32, DataType.BF16, DataType.F16, DataType.S32};
+    /**
+     * Add, Subtract and Multiply also take Partita's extension types (for ONNX models): the reference
+     * backend computes them in double and rounds to the destination type (an integer result out of
+     * range saturates where ONNX would wrap); the optimised backends claim oneDNN's types only. Divide
+     * takes f64 but no integer type, since rounding a double quotient is not ONNX's truncating integer
+     * division.
+     */
+    private static final DataType[] ADD_TYPES = {DataType.F32, DataType.BF16, DataType.F16, DataType.S32,
+        DataType.F64, DataType.S64, DataType.S16, DataType.U16, DataType.U64};
+    private static final DataType[] MUL_TYPES = {DataType.F32, DataType.BF16, DataType.F16, DataType.F64,
+        DataType.S64, DataType.S16, DataType.U16, DataType.U64};
+    private static final DataType[] DIV_TYPES = {DataType.F32, DataType.BF16, DataType.F16, DataType.F64};
 
     public static void register(Consumer<OpSchemaImpl> r) {
-        r.accept(arithmetic(OpKind.Add, FLOATS_AND_S32, ValueDomain.ANY));
-        r.accept(arithmetic(OpKind.Subtract, FLOATS_AND_S32, ValueDomain.ANY));
-        r.accept(arithmetic(OpKind.Multiply, FLOATS, ValueDomain.ANY));
-        r.accept(arithmetic(OpKind.Divide, FLOATS, ValueDomain.NON_ZERO));
+        r.accept(arithmetic(OpKind.Add, ADD_TYPES, ValueDomain.ANY));
+        r.accept(arithmetic(OpKind.Subtract, ADD_TYPES, ValueDomain.ANY));
+        r.accept(arithmetic(OpKind.Multiply, MUL_TYPES, ValueDomain.ANY));
+        r.accept(arithmetic(OpKind.Divide, DIV_TYPES, ValueDomain.NON_ZERO));
         r.accept(arithmetic(OpKind.Maximum, FLOATS, ValueDomain.ANY));
         r.accept(arithmetic(OpKind.Minimum, FLOATS, ValueDomain.ANY));
         r.accept(arithmetic(OpKind.SquaredDifference, FLOATS, ValueDomain.ANY));
@@ -64,8 +76,9 @@ public final class BinarySchemas {
         // Partita extension (ONNX Pow with a tensor exponent): the base's type is the result's; the
         // exponent may be an integer tensor (ONNX allows any numeric exponent type).
         r.accept(OpSchemaImpl.builder(OpKind.PartitaPow)
-                .typeVar("T1", FLOATS)
-                .typeVar("T2", DataType.F32, DataType.BF16, DataType.F16, DataType.S32, DataType.S64)
+                .typeVar("T1", DataType.F32, DataType.BF16, DataType.F16, DataType.F64)
+                .typeVar("T2", DataType.F32, DataType.BF16, DataType.F16, DataType.S32, DataType.S64, DataType.F64,
+                        DataType.S16, DataType.U16, DataType.U64)
                 .input("src_0", "T1", ValueDomain.POSITIVE)
                 .input("src_1", "T2")
                 .output("dst", "T1")

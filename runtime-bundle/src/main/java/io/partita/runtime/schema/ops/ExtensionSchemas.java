@@ -33,13 +33,15 @@ public final class ExtensionSchemas {
     public static final String[] REDUCE_MODES = {"sum", "mean", "max", "min", "prod", "l1", "l2", "sum_square",
         "log_sum", "log_sum_exp"};
 
-    private static final DataType[] VALUE_TYPES = {DataType.F32, DataType.BF16, DataType.F16, DataType.S32,
-        DataType.S64, DataType.S8, DataType.U8};
+    /** Every numeric type the reference kernels of these ops handle, Partita's extension types included. */
+    static final DataType[] VALUE_TYPES = {DataType.F32, DataType.BF16, DataType.F16, DataType.S32,
+        DataType.S64, DataType.S8, DataType.U8, DataType.F64, DataType.S16, DataType.U16, DataType.U64};
     /** The comparisons of PartitaCompare. */
     public static final String[] COMPARE_MODES = {"less", "less_equal", "greater", "greater_equal", "equal"};
 
     private static final DataType[] VALUE_TYPES_AND_BOOLEAN = {DataType.F32, DataType.BF16, DataType.F16,
-        DataType.S32, DataType.S64, DataType.S8, DataType.U8, DataType.BOOLEAN};
+        DataType.S32, DataType.S64, DataType.S8, DataType.U8, DataType.F64, DataType.S16, DataType.U16,
+        DataType.U64, DataType.BOOLEAN};
     private static final Set<DataType> SIZES_OR_SCALES = Set.of(DataType.S32, DataType.S64, DataType.F32);
     private static final Set<DataType> INDEX_TYPES = Set.of(DataType.S32, DataType.S64);
 
@@ -56,7 +58,7 @@ public final class ExtensionSchemas {
                     .build());
         }
         r.accept(OpSchemaImpl.builder(OpKind.PartitaReduce)
-                .typeVar("T", DataType.F32, DataType.BF16, DataType.F16, DataType.BOOLEAN)
+                .typeVar("T", DataType.F32, DataType.BF16, DataType.F16, DataType.F64, DataType.BOOLEAN)
                 .input("src", "T")
                 .input("axes", INDEX_TYPES, ValueDomain.AXES)
                 .output("dst", "T")
@@ -66,8 +68,7 @@ public final class ExtensionSchemas {
                 .shape(ExtensionSchemas::inferReduce)
                 .build());
         r.accept(OpSchemaImpl.builder(OpKind.PartitaCompare)
-                .typeVar("T", DataType.F32, DataType.BF16, DataType.F16, DataType.S32, DataType.S64, DataType.S8,
-                        DataType.U8, DataType.BOOLEAN)
+                .typeVar("T", VALUE_TYPES_AND_BOOLEAN)
                 .input("src_0", "T")
                 .input("src_1", "T")
                 .output("dst", Set.of(DataType.BOOLEAN))
@@ -112,16 +113,20 @@ public final class ExtensionSchemas {
                 .validator(ExtensionSchemas::checkResize)
                 .shape(ExtensionSchemas::inferResize)
                 .build());
-        r.accept(OpSchemaImpl.builder(OpKind.PartitaCopy)
-                .typeVar("T", VALUE_TYPES_AND_BOOLEAN)
-                .input("src", "T")
-                .output("dst", "T")
-                .shape(ctx -> {
-                    if (ctx.dims(0) != null) {
-                        ctx.sameAsInput(0, 0);
-                    }
-                })
-                .build());
+        for (OpKind kind : new OpKind[] {OpKind.PartitaCopy, OpKind.PartitaCast}) {
+            // A copy keeps src's data type; a cast's dst has its own.
+            r.accept(OpSchemaImpl.builder(kind)
+                    .typeVar("T1", VALUE_TYPES_AND_BOOLEAN)
+                    .typeVar("T2", VALUE_TYPES_AND_BOOLEAN)
+                    .input("src", "T1")
+                    .output("dst", kind == OpKind.PartitaCopy ? "T1" : "T2")
+                    .shape(ctx -> {
+                        if (ctx.dims(0) != null) {
+                            ctx.sameAsInput(0, 0);
+                        }
+                    })
+                    .build());
+        }
         r.accept(OpSchemaImpl.builder(OpKind.PartitaTopK)
                 .typeVar("T", VALUE_TYPES)
                 .input("src", "T")
@@ -164,7 +169,8 @@ public final class ExtensionSchemas {
                 })
                 .build());
         r.accept(OpSchemaImpl.builder(OpKind.PartitaCumSum)
-                .typeVar("T", DataType.F32, DataType.BF16, DataType.F16, DataType.S32, DataType.S64)
+                .typeVar("T", DataType.F32, DataType.BF16, DataType.F16, DataType.S32, DataType.S64, DataType.F64,
+                        DataType.U64)
                 .input("src", "T")
                 .input("axis", INDEX_TYPES, ValueDomain.AXES)
                 .output("dst", "T")

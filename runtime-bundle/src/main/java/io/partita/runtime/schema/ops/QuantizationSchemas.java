@@ -23,6 +23,9 @@ import io.partita.runtime.schema.ShapeContext;
  * DynamicDequantize (as input tensors): per-tensor, per-channel ({@code axis}), per-group
  * ({@code group_shape}) and mask granularities, as oneDNN defines them.
  *
+ * <p>Besides oneDNN's types, the quantized side may be Partita's s16 and u16 (ONNX's 16-bit
+ * QuantizeLinear/DequantizeLinear), which only the reference backend runs.
+ *
  * <p>Quantize: {@code dst = round(src / scale + zp)} saturated to the dst type; Dequantize:
  * {@code dst = (src - zp) * scale}. The scale (and zero point) of an element is found through
  * {@link #scaleDims}: the full-rank dims of the scales tensor, where each src dim d maps to scale
@@ -37,7 +40,8 @@ public final class QuantizationSchemas {
     static void register(Consumer<OpSchemaImpl> r) {
         r.accept(OpSchemaImpl.builder(OpKind.Quantize)
                 .typeVar("T1", DataType.F32)
-                .typeVar("T2", DataType.U8, DataType.S8, DataType.F8_E5M2, DataType.F8_E4M3)
+                .typeVar("T2", DataType.U8, DataType.S8, DataType.F8_E5M2, DataType.F8_E4M3, DataType.S16,
+                        DataType.U16)
                 .input("src", "T1")
                 .output("dst", "T2")
                 .attr("qtype", "per_tensor", "per_tensor", "per_channel")
@@ -49,7 +53,8 @@ public final class QuantizationSchemas {
                 .shape(QuantizationSchemas::inferStatic)
                 .build());
         r.accept(OpSchemaImpl.builder(OpKind.Dequantize)
-                .typeVar("T1", DataType.U8, DataType.S8, DataType.F8_E5M2, DataType.F8_E4M3)
+                .typeVar("T1", DataType.U8, DataType.S8, DataType.F8_E5M2, DataType.F8_E4M3, DataType.S16,
+                        DataType.U16)
                 .typeVar("T2", DataType.F32)
                 .input("src", "T1")
                 .output("dst", "T2")
@@ -63,10 +68,12 @@ public final class QuantizationSchemas {
                 .build());
         r.accept(OpSchemaImpl.builder(OpKind.DynamicQuantize)
                 .typeVar("T1", DataType.F32)
-                .typeVar("T3", DataType.U8, DataType.S8, DataType.F8_E5M2, DataType.F8_E4M3)
+                .typeVar("T3", DataType.U8, DataType.S8, DataType.F8_E5M2, DataType.F8_E4M3, DataType.S16,
+                        DataType.U16)
                 .input("src", "T1")
                 .input("scales", Set.of(DataType.F32), ValueDomain.SCALE)
-                .optionalInput("zps", Set.of(DataType.U8, DataType.S8, DataType.S32), ValueDomain.ZERO_POINT)
+                .optionalInput("zps", Set.of(DataType.U8, DataType.S8, DataType.S32, DataType.S16, DataType.U16),
+                        ValueDomain.ZERO_POINT)
                 .output("dst", "T3")
                 // per_group (beyond oneDNN's DynamicQuantize, as its DynamicDequantize): ONNX's blocked
                 // QuantizeLinear.
@@ -79,12 +86,12 @@ public final class QuantizationSchemas {
                 .build());
         r.accept(OpSchemaImpl.builder(OpKind.DynamicDequantize)
                 .typeVar("T1", DataType.U8, DataType.S8, DataType.S4, DataType.U4, DataType.F8_E5M2,
-                        DataType.F8_E4M3)
+                        DataType.F8_E4M3, DataType.S16, DataType.U16)
                 .input("src", "T1")
                 // oneDNN expects scales and dst of the same type; each may be any float type here.
                 .input("scales", OpSchemaImpl.FLOATS, ValueDomain.SCALE)
-                .optionalInput("zps", Set.of(DataType.U4, DataType.S4, DataType.U8, DataType.S8, DataType.S32),
-                        ValueDomain.ZERO_POINT)
+                .optionalInput("zps", Set.of(DataType.U4, DataType.S4, DataType.U8, DataType.S8, DataType.S32,
+                        DataType.S16, DataType.U16), ValueDomain.ZERO_POINT)
                 .output("dst", OpSchemaImpl.FLOATS)
                 .attr("qtype", "per_tensor", "per_tensor", "per_channel", "per_group")
                 .attr("axis", 1L)

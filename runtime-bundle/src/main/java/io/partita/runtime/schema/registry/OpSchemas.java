@@ -17,6 +17,7 @@ import io.partita.runtime.schema.ops.BinarySchemas;
 import io.partita.runtime.schema.ops.ConvPoolSchemas;
 import io.partita.runtime.schema.ops.DataMovementSchemas;
 import io.partita.runtime.schema.ops.EltwiseSchemas;
+import io.partita.runtime.schema.ops.EinsumUnpoolSchemas;
 import io.partita.runtime.schema.ops.ExtensionSchemas;
 import io.partita.runtime.schema.ops.MatMulSchemas;
 import io.partita.runtime.schema.ops.NormReduceSchemas;
@@ -60,6 +61,7 @@ public final class OpSchemas {
         DataMovementSchemas.register(add);
         MatMulSchemas.register(add);
         ExtensionSchemas.register(add);
+        EinsumUnpoolSchemas.register(add);
         return m;
     }
 

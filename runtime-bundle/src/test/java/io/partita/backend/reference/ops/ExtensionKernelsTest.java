@@ -630,4 +630,30 @@ class ExtensionKernelsTest {
             assertTrue(k.isPartitaExtension(), k.name());
         }
     }
+
+    // ---------------------------------------------------------------- PartitaCast
+
+    private static double[] cast(DataType from, DataType to, double... x) {
+        Op op = Op.builder(0, OpKind.PartitaCast).input(LogicalTensor.of(0, from, x.length))
+                .output(LogicalTensor.of(1, to, x.length)).build();
+        return OpRunner.run(op, x).get(0);
+    }
+
+    @Test
+    void castTruncatesFloatsToIntegersThenSaturates() {
+        assertArrayEquals(new double[] {2, -2, 0, 32767, -32768, 0},
+                cast(DataType.F64, DataType.S16, 2.7, -2.7, -0.5, 1e9, -1e9, Double.NaN));
+        assertArrayEquals(new double[] {0, 65535, 3}, cast(DataType.F32, DataType.U16, -3.9, 1e6, 3.99));
+        assertArrayEquals(new double[] {0x1p63, 0x1p64}, cast(DataType.F64, DataType.U64, 0x1p63, 1e300));
+    }
+
+    @Test
+    void castBetweenFloatsRoundsToNearestAndKeepsSpecials() {
+        double[] y = cast(DataType.F64, DataType.F32, 0.1, Double.POSITIVE_INFINITY, Double.NaN);
+        assertEquals((double) 0.1f, y[0]);
+        assertEquals(Double.POSITIVE_INFINITY, y[1]);
+        assertTrue(Double.isNaN(y[2]));
+        assertArrayEquals(new double[] {65535, 7}, cast(DataType.U16, DataType.F64, 65535, 7));
+        assertArrayEquals(new double[] {1, 0, 1}, cast(DataType.F64, DataType.BOOLEAN, -0.25, 0, Double.NaN));
+    }
 }

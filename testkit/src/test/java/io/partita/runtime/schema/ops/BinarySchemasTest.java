@@ -203,7 +203,7 @@ class BinarySchemasTest {
         assertArrayEquals(new long[] {4}, infer0(binary(OpKind.Subtract, a, b, t(2, DataType.S32, 4))));
         assertArrayEquals(new long[] {4}, infer0(binary(OpKind.GreaterEqual, a, b, t(2, DataType.BOOLEAN, 4))));
         rejects(binary(OpKind.Multiply, a, b, t(2, DataType.S32, 4)), "input 0 (src_0", "data type s32",
-                "expected one of [bf16, f16, f32]");
+                "expected one of [bf16, f16, f32, f64, s16, s64, u16, u64]");
     }
 
     @Test

@@ -286,19 +286,22 @@ public final class PatternMatcher {
         return true;
     }
 
+    /** The copies convert f32, bf16 and f16 only: f8 and Partita's f64 fall to the reference. */
     private static boolean floatTypes(Op op) {
         for (LogicalTensor t : op.inputs()) {
-            if (!t.dataType().isFloatingPoint() || t.dataType().bits() < 16) {
+            if (!COPY_TYPES.contains(t.dataType())) {
                 return false;
             }
         }
         for (LogicalTensor t : op.outputs()) {
-            if (!t.dataType().isFloatingPoint() || t.dataType().bits() < 16) {
+            if (!COPY_TYPES.contains(t.dataType())) {
                 return false;
             }
         }
         return true;
     }
+
+    private static final Set<DataType> COPY_TYPES = Set.of(DataType.F32, DataType.BF16, DataType.F16);
 
     static boolean allF32(Op op) {
         for (LogicalTensor t : op.inputs()) {
