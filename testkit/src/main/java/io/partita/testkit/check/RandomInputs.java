@@ -147,6 +147,9 @@ public final class RandomInputs {
             }
         }
         long indexBound = gatherIndexBound(lt, ops);
+        if (indexBound == 0) {
+            indexBound = unpoolIndexBound(lt, ops);
+        }
         if (indexBound > 0) {
             // Indices of a gather: seeded values in range, so random inputs never index outside the data.
             SplittableRandom r = new SplittableRandom(seed);
@@ -183,6 +186,45 @@ public final class RandomInputs {
             }
         }
         return bound == Long.MAX_VALUE ? 0 : bound;
+    }
+
+    /**
+     * The element count of the unpooled output of a PartitaMaxUnpool reading {@code lt} as its
+     * indices (flat indices into that output), or 0.
+     */
+    private static long unpoolIndexBound(LogicalTensor lt, List<Op> ops) {
+        for (Op op : ops) {
+            if (op.kind() == OpKind.PartitaMaxUnpool && op.inputs().size() > 1 && op.input(1).id() == lt.id()) {
+                long[] out = op.output(0).dims();
+                if (out == null || !LogicalTensor.of(op.output(0).id(), DataType.F32, out).isConcrete()) {
+                    out = unpooledDims(op);
+                }
+                long n = 1;
+                for (long d : out == null ? new long[] {0} : out) {
+                    n *= d;
+                }
+                return Math.max(n, 0);
+            }
+        }
+        return 0;
+    }
+
+    /** MaxUnpool's default output dims: (in - 1) * stride - pads + kernel per spatial dim; null when unknown. */
+    private static long[] unpooledDims(Op op) {
+        long[] src = op.input(0).dims();
+        if (src == null || !LogicalTensor.of(op.input(0).id(), DataType.F32, src).isConcrete()) {
+            return null;
+        }
+        long[] k = op.longsAttr("kernel");
+        long[] s = op.longsAttr("strides");
+        long[] pb = op.longsAttr("pads_begin");
+        long[] pe = op.longsAttr("pads_end");
+        long[] out = src.clone();
+        for (int i = 0; i < k.length && i + 2 < out.length; i++) {
+            out[i + 2] = (src[i + 2] - 1) * (s.length == 0 ? 1 : s[i]) - (pb.length == 0 ? 0 : pb[i])
+                    - (pe.length == 0 ? 0 : pe[i]) + k[i];
+        }
+        return out;
     }
 
     /**
@@ -378,14 +420,36 @@ public final class RandomInputs {
     }
 
     /**
-     * Split sizes, Squeeze/Unsqueeze axes and Tile repeats known only at execution whose output
-     * nothing declares: values that always fit the source (an even split, the first size-1 axes,
-     * the first new axes, no repetition); null for other ops.
+     * Reshape shapes, MaxUnpool output shapes, Split sizes, Squeeze/Unsqueeze axes and Tile repeats
+     * known only at execution whose output nothing declares: values that always fit the source (its
+     * own dims, the default unpooled dims, an even split, the first size-1 axes, the first new axes,
+     * no repetition); null for other ops.
      */
     private static double[] undeclaredShapeParameter(LogicalTensor lt, Op op, long[] src) {
         int n = Math.toIntExact(lt.elementCount());
         double[] v = new double[n];
         switch (op.kind()) {
+            case DynamicReshape -> {
+                // the source's own dims, leading ones merged or 1s put in front to make n of them: a
+                // reshape that always fits
+                if (n == 0) {
+                    return null;
+                }
+                java.util.Arrays.fill(v, 1);
+                for (int i = 0; i < src.length; i++) {
+                    int at = Math.max(0, n - src.length + i);
+                    v[at] *= src[i];
+                }
+            }
+            case PartitaMaxUnpool -> {
+                long[] out = unpooledDims(op);
+                if (out == null || out.length != n) {
+                    return null;
+                }
+                for (int i = 0; i < n; i++) {
+                    v[i] = out[i];
+                }
+            }
             case PartitaSplit -> {
                 long dim = src[(int) Math.floorMod(op.longAttr("axis"), src.length)];
                 for (int i = 0; i < n; i++) {

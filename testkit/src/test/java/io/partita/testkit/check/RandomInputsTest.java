@@ -201,4 +201,27 @@ class RandomInputsTest {
             assertArrayEquals(new double[] {1, 1}, in.get(10L).toDoubleArray(), "no repetition");
         }
     }
+
+    @Test
+    void reshapeShapesAndUnpoolParametersWithNoDeclaredOutputFitTheSource() {
+        GraphRuntime rt = GraphRuntime.referenceOnly();
+        Graph g = rt.createGraph(EngineKind.CPU);
+        g.add(Op.builder(0, OpKind.DynamicReshape).inputs(f32(0, 2, 3, 4), LogicalTensor.of(1, DataType.S64, 2))
+                .output(LogicalTensor.unknownRank(2, DataType.F32)).attr("special_zero", false).build());
+        g.add(Op.builder(1, OpKind.DynamicReshape).inputs(f32(3, 2, 3), LogicalTensor.of(4, DataType.S64, 4))
+                .output(LogicalTensor.unknownRank(5, DataType.F32)).attr("special_zero", false).build());
+        g.add(Op.builder(2, OpKind.PartitaMaxUnpool).inputs(f32(6, 1, 2, 2, 2), LogicalTensor.of(7, DataType.S64, 1, 2,
+                2, 2), LogicalTensor.of(8, DataType.S64, 4)).output(LogicalTensor.unknownRank(9, DataType.F32))
+                .attr("kernel", new long[] {2, 2}).attr("strides", new long[] {2, 2}).build());
+        g.finalizeGraph();
+        try (Arena arena = Arena.ofConfined()) {
+            Map<Long, Tensor> in = RandomInputs.forGraph(rt, g, CPU, arena, 3);
+            assertArrayEquals(new double[] {6, 4}, in.get(1L).toDoubleArray(), "leading dims merged");
+            assertArrayEquals(new double[] {1, 1, 2, 3}, in.get(4L).toDoubleArray(), "ones in front");
+            assertArrayEquals(new double[] {1, 2, 4, 4}, in.get(8L).toDoubleArray(), "the default unpooled dims");
+            for (double v : in.get(7L).toDoubleArray()) {
+                assertTrue(v >= 0 && v < 32 && v == Math.rint(v), "flat index " + v + " into 1x2x4x4");
+            }
+        }
+    }
 }

@@ -80,7 +80,7 @@ class QuantizationSchemasTest {
                 "non-zero");
         assertMentions(rejected(quantize(DataType.U8, 2).attr("scales", new float[0]).build()), "non-empty");
         assertMentions(rejected(quantize(DataType.S32, 2).attr("scales", new float[] {1}).build()), "s32",
-                "expected one of [f8_e4m3, f8_e5m2, s8, u8]");
+                "expected one of [f8_e4m3, f8_e5m2, s16, s8, u16, u8]");
     }
 
     @Test
@@ -96,7 +96,7 @@ class QuantizationSchemasTest {
     @Test
     void dequantizeTakesQuantizedSrcAndGivesF32() {
         assertMentions(rejected(dequantize(DataType.F32, 2).attr("scales", new float[] {1}).build()), "f32",
-                "expected one of [f8_e4m3, f8_e5m2, s8, u8]");
+                "expected one of [f8_e4m3, f8_e5m2, s16, s8, u16, u8]");
         Op toBf16 = Op.builder(0, OpKind.Dequantize).input(t(0, DataType.U8, 2)).output(unknown(1, DataType.BF16))
                 .attr("scales", new float[] {1}).build();
         assertMentions(rejected(toBf16), "bf16", "expected one of [f32]");
@@ -252,7 +252,7 @@ class QuantizationSchemasTest {
         assertMentions(rejected(s4), "s4", "expected one of");
         Op zps = Op.builder(0, OpKind.DynamicQuantize).inputs(f32(0, 2), f32(1, 1), t(2, DataType.S4, 1))
                 .output(unknown(3, DataType.S8)).build();
-        assertMentions(rejected(zps), "zps", "s4", "expected one of [s32, s8, u8]");
+        assertMentions(rejected(zps), "zps", "s4", "expected one of [s16, s32, s8, u16, u8]");
         Op wrongScales = Op.builder(0, OpKind.DynamicQuantize).inputs(f32(0, 2, 3), f32(1, 2))
                 .output(unknown(2, DataType.U8)).attr("qtype", "per_channel").attr("axis", 1L).build();
         assertMentions(rejected(wrongScales), "expected [1,3] or [3]");
