@@ -161,7 +161,14 @@ public enum OpKind {
      * data types (f64, s16, u16, u64): floating-point to integer truncates toward zero, then
      * saturates; other conversions round to nearest even.
      */
-    PartitaCast;
+    PartitaCast,
+    /**
+     * Partita extension (not in oneDNN's op set): ONNX's {@code Range} with bounds known only at
+     * execution: the 1-D sequence {@code start + i * delta} for {@code i} below
+     * {@code max(ceil((limit - start) / delta), 0)}, from three integer scalars (its length is then a
+     * value the runtime reads, as it does other shape values).
+     */
+    PartitaRange;
 
     private static final Map<String, OpKind> BY_SPELLING = new HashMap<>();
 

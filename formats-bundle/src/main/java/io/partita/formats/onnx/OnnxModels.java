@@ -21,7 +21,7 @@ import io.partita.graph.OpSchemaRegistry;
 public final class OnnxModels {
     /** The lowest and highest default-domain opset versions the importer translates. */
     public static final int MIN_OPSET = 6;
-    public static final int MAX_OPSET = 25;
+    public static final int MAX_OPSET = 27;
 
     /**
      * The decoder and translator of this bundle's private packages, found with

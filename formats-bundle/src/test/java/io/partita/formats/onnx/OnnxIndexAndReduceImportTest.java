@@ -176,7 +176,7 @@ class OnnxIndexAndReduceImportTest {
     }
 
     @Test
-    void rangeOfConstantsIsFoldedAndOfRunTimeValuesRefused() {
+    void rangeOfConstantsIsFoldedAndAKnownZeroDeltaRefused() {
         OnnxModel m = read(13, list(node("Range", List.of("s", "l", "d"), List.of("r")),
                 node("Reshape", List.of("x", "r"), List.of("y"))),
                 list(int64Tensor("s", new long[] {}, 3), int64Tensor("l", new long[] {}, 1),
@@ -188,7 +188,7 @@ class OnnxIndexAndReduceImportTest {
                 list(node("Range", List.of("s", "l", "d"), List.of("y"))),
                 list(int64Tensor("s", new long[] {}, 0), int64Tensor("d", new long[] {}, 0)),
                 list(valueInfo("l", INT64)), list(valueInfo("y", INT64, 2))));
-        assertTrue(e.getMessage().contains("Range"), e.getMessage());
+        assertTrue(e.getMessage().contains("Range") && e.getMessage().contains("delta is 0"), e.getMessage());
         e = assertThrows(OnnxImportException.class, () -> read(13,
                 list(node("Range", List.of("s", "l", "d"), List.of("r")), node("Reshape", List.of("x", "r"),
                         List.of("y"))),
@@ -509,5 +509,47 @@ class OnnxIndexAndReduceImportTest {
                 () -> convTranspose(intsAttr("strides", 2, 2), intsAttr("output_shape", 10, 7)));
         assertTrue(e.getMessage().contains("ConvTranspose") && e.getMessage().contains("at the beginning"),
                 e.getMessage());
+    }
+
+    @Test
+    void rangeWithRunTimeIntegerBoundsIsPartitaRangeAtOpsets11And27() {
+        for (long opset : new long[] {11, 27}) {
+            OnnxModel m = read(opset, list(node("Range", List.of("s", "l", "d"), List.of("y"))), list(),
+                    list(valueInfo("s", INT64), valueInfo("l", INT64), valueInfo("d", INT64)),
+                    list(valueInfo("y", INT64, 3)));
+            assertEquals(List.of(OpKind.PartitaRange), kinds(m), "opset " + opset);
+            assertEquals(opset, m.opset());
+        }
+        UnsupportedOnnxException u = assertThrows(UnsupportedOnnxException.class, () -> read(11,
+                list(node("Range", List.of("s", "l", "d"), List.of("y"))), list(),
+                list(valueInfo("s", FLOAT), valueInfo("l", FLOAT), valueInfo("d", FLOAT)),
+                list(valueInfo("y", FLOAT, 3))));
+        assertTrue(u.getMessage().contains("Range") && u.getMessage().contains("depend on float values"),
+                u.getMessage());
+        OnnxImportException e = assertThrows(OnnxImportException.class, () -> read(11,
+                list(node("Range", List.of("s", "l", "d"), List.of("y"), intAttr("stash_type", 1))), list(),
+                list(valueInfo("s", INT64), valueInfo("l", INT64), valueInfo("d", INT64)),
+                list(valueInfo("y", INT64, 3))));
+        assertTrue(e.getMessage().contains("stash_type exists from Range 27"), e.getMessage());
+        u = assertThrows(UnsupportedOnnxException.class, () -> read(27,
+                list(node("Range", List.of("s", "l", "d"), List.of("y"), intAttr("stash_type", 0))), list(),
+                list(valueInfo("s", INT64), valueInfo("l", INT64), valueInfo("d", INT64)),
+                list(valueInfo("y", INT64, 3))));
+        assertTrue(u.getMessage().contains("stash_type 0"), u.getMessage());
+    }
+
+    @Test
+    void rangeWithConstantBoundsIsFoldedAndAZeroDeltaIsRefused() {
+        OnnxModel m = read(27, list(node("Range", List.of("s", "l", "d"), List.of("r")),
+                node("Add", List.of("x", "r"), List.of("y"))),
+                list(int64Tensor("s", new long[] {}, 10), int64Tensor("l", new long[] {}, 4),
+                        int64Tensor("d", new long[] {}, -2)),
+                list(valueInfo("x", INT64, 3)), list(valueInfo("y", INT64, 3)));
+        assertTrue(kinds(m).stream().noneMatch(k -> k == OpKind.PartitaRange), kinds(m).toString());
+        OnnxImportException e = assertThrows(OnnxImportException.class, () -> read(27,
+                list(node("Range", List.of("s", "l", "d"), List.of("y"))),
+                list(int64Tensor("s", new long[] {}, 1), int64Tensor("l", new long[] {}, 4),
+                        int64Tensor("d", new long[] {}, 0)), list(), list(valueInfo("y", INT64, 3))));
+        assertTrue(e.getMessage().contains("delta other than 0"), e.getMessage());
     }
 }

@@ -423,7 +423,7 @@ public final class RandomInputs {
      * Reshape shapes, MaxUnpool output shapes, Split sizes, Squeeze/Unsqueeze axes and Tile repeats
      * known only at execution whose output nothing declares: values that always fit the source (its
      * own dims, the default unpooled dims, an even split, the first size-1 axes, the first new axes,
-     * no repetition); null for other ops.
+     * no repetition), and Range bounds giving 0 to 7; null for other ops.
      */
     private static double[] undeclaredShapeParameter(LogicalTensor lt, Op op, long[] src) {
         int n = Math.toIntExact(lt.elementCount());
@@ -475,6 +475,13 @@ public final class RandomInputs {
                 }
             }
             case PartitaTile -> java.util.Arrays.fill(v, 1);
+            case PartitaRange -> {
+                int port = op.inputs().indexOf(lt);
+                for (int i = 0; i < 3 && port < 0; i++) {
+                    port = op.input(i).id() == lt.id() ? i : -1;
+                }
+                java.util.Arrays.fill(v, port == 1 ? 8 : port == 2 ? 1 : 0); // 0, 1, ..., 7
+            }
             default -> {
                 return null;
             }

@@ -224,4 +224,20 @@ class RandomInputsTest {
             }
         }
     }
+
+    @Test
+    void rangeBoundsKnownOnlyAtExecutionGiveZeroToSeven() {
+        GraphRuntime rt = GraphRuntime.referenceOnly();
+        Graph g = rt.createGraph(EngineKind.CPU);
+        g.add(Op.builder(0, OpKind.PartitaRange).inputs(LogicalTensor.of(1, DataType.S32), LogicalTensor.of(2,
+                DataType.S32), LogicalTensor.of(3, DataType.S32)).output(LogicalTensor.unknownRank(4, DataType.S32))
+                .build());
+        g.finalizeGraph();
+        try (Arena arena = Arena.ofConfined()) {
+            Map<Long, Tensor> in = RandomInputs.forGraph(rt, g, CPU, arena, 3);
+            assertArrayEquals(new double[] {0}, in.get(1L).toDoubleArray(), "start");
+            assertArrayEquals(new double[] {8}, in.get(2L).toDoubleArray(), "limit");
+            assertArrayEquals(new double[] {1}, in.get(3L).toDoubleArray(), "delta");
+        }
+    }
 }

@@ -205,6 +205,7 @@ final class ConstantFolder {
      * and delta are scalars of one type. Integer arithmetic is exact in double below 2^53.
      */
     private static OnnxTensor range(ImportContext ctx) {
+        IndexTranslators.checkStashType(ctx);
         String[] names = {"start", "limit", "delta"};
         double[] v = new double[3];
         DataType dt = ctx.constant(0).dataType();

@@ -21,6 +21,8 @@ final class IndexTranslators {
     }
 
     static void register(Map<String, NavigableMap<Integer, NodeTranslator>> m) {
+        // Range 11: start/limit/delta inputs (constant ones are folded at import); 27: f16/bf16 with stash_type.
+        Translators.add(m, "Range", v(11, 27), IndexTranslators::range);
         // ArgMax/ArgMin 1: axis, keepdims; 11: negative axis; 12: select_last_index; 13: bf16.
         Translators.add(m, "ArgMax", v(1, 11, 12, 13), arg(OpKind.PartitaArgMax));
         Translators.add(m, "ArgMin", v(1, 11, 12, 13), arg(OpKind.PartitaArgMin));
@@ -235,5 +237,43 @@ final class IndexTranslators {
             throw ctx.invalid("data is a scalar; expected rank >= 1");
         }
         return d;
+    }
+
+    /**
+     * Range whose bounds are known only at execution: PartitaRange for integer bounds, whose length
+     * the runtime computes from their values; float bounds are refused (the length would depend on
+     * float values).
+     */
+    private static void range(ImportContext ctx) {
+        checkStashType(ctx);
+        DataType t = ctx.input(0).dataType();
+        if (t != DataType.S32 && t != DataType.S64) {
+            throw ctx.unsupported("start, limit and delta of type " + t + " known only at execution: the output "
+                    + "length would depend on float values (int32 or int64 bounds may be known only at execution)");
+        }
+        for (int i = 1; i < 3; i++) {
+            if (ctx.input(i).dataType() != t) {
+                throw ctx.invalid((i == 1 ? "limit" : "delta") + " is " + ctx.input(i).dataType() + " but start is " + t
+                        + "; expected one data type");
+            }
+        }
+        if (ctx.isConstant(2) && ctx.constant(2).toDoubleArray().length == 1 && ctx.constant(2).toDoubleArray()[0] == 0) {
+            throw ctx.invalid("delta is 0; expected a delta other than 0");
+        }
+        ctx.setOutput(0, ctx.emit1(OpKind.PartitaRange, List.of(ctx.input(0), ctx.input(1), ctx.input(2)), t, b -> { }));
+    }
+
+    /** Range 27's stash_type: float accumulation (1) only; it does not exist before version 27. */
+    static void checkStashType(ImportContext ctx) {
+        if (!ctx.hasAttr("stash_type")) {
+            return;
+        }
+        long stash = ctx.intAttr("stash_type", 1);
+        if (ctx.opVersion() < 27) {
+            throw ctx.invalid("attribute stash_type exists from Range 27 on");
+        }
+        if (stash != 1) {
+            throw ctx.unsupported("stash_type " + stash + " (only 1: f16/bf16 ranges accumulated in float)");
+        }
     }
 }

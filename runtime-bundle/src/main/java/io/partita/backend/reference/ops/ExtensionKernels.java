@@ -50,6 +50,7 @@ public final class ExtensionKernels {
         });
         r.accept(OpKind.PartitaCompare, ctx -> compare(ctx.op().stringAttr("mode")).compute(ctx));
         r.accept(OpKind.PartitaCast, ExtensionKernels::cast);
+        r.accept(OpKind.PartitaRange, ExtensionKernels::range);
     }
 
     /**
@@ -314,6 +315,22 @@ public final class ExtensionKernels {
         double value = ctx.in(2).data()[0];
         String mode = ctx.op().stringAttr("mode");
         gatherBy(ctx, src, (d, o) -> IndexParams.padSource(mode, o, p[d][0], dims[d]), value);
+    }
+
+    /** start + i * delta; the length was checked against the bounds by the runtime's shape inference. */
+    private static void range(RefContext ctx) {
+        long start = ctx.in(0).toLongs()[0];
+        long limit = ctx.in(1).toLongs()[0];
+        long delta = ctx.in(2).toLongs()[0];
+        long n = ExtensionSchemas.rangeLength(start, limit, delta, w -> error(ctx, w));
+        double[] y = ctx.out(0).data();
+        if (y.length != n) {
+            throw error(ctx, "start " + start + ", limit " + limit + " and delta " + delta + " give " + n
+                    + " elements but the output has " + y.length);
+        }
+        for (int i = 0; i < y.length; i++) {
+            y[i] = start + (double) i * delta;
+        }
     }
 
     private static void tile(RefContext ctx) {

@@ -127,6 +127,14 @@ public final class ExtensionSchemas {
                     })
                     .build());
         }
+        r.accept(OpSchemaImpl.builder(OpKind.PartitaRange)
+                .typeVar("T", DataType.S32, DataType.S64)
+                .input("start", "T", ValueDomain.SHAPE)
+                .input("limit", "T", ValueDomain.SHAPE)
+                .input("delta", "T", ValueDomain.SHAPE)
+                .output("dst", "T")
+                .shape(ExtensionSchemas::inferRange)
+                .build());
         r.accept(OpSchemaImpl.builder(OpKind.PartitaTopK)
                 .typeVar("T", VALUE_TYPES)
                 .input("src", "T")
@@ -529,6 +537,33 @@ public final class ExtensionSchemas {
             throw ctx.error("input " + name + " has dims " + dimsToString(d) + "; expected a 1-D tensor");
         }
         return d[0] < 0 ? -1 : d[0];
+    }
+
+    /** The length of a PartitaRange: from its bounds when they are known, else known only at execution. */
+    private static void inferRange(ShapeContext ctx) {
+        String[] names = {"start", "limit", "delta"};
+        long[] v = new long[3];
+        boolean known = true;
+        for (int i = 0; i < 3; i++) {
+            long[] d = ctx.dims(i);
+            if (d != null && (d.length > 1 || d.length == 1 && d[0] != 1)) {
+                throw ctx.error(names[i] + " has dims " + dimsToString(d) + "; expected a scalar");
+            }
+            long[] x = ctx.values(i);
+            known &= x != null && x.length == 1;
+            v[i] = known ? x[0] : 0;
+        }
+        ctx.setOutput(0, known ? rangeLength(v[0], v[1], v[2], ctx::error) : LogicalTensor.DYNAMIC_DIM);
+    }
+
+    /** ONNX's Range length {@code max(ceil((limit - start) / delta), 0)}; delta 0 is refused. */
+    public static long rangeLength(long start, long limit, long delta,
+            java.util.function.Function<String, RuntimeException> error) {
+        if (delta == 0) {
+            throw error.apply("delta is 0; expected a non-zero step");
+        }
+        double n = Math.ceil(((double) limit - start) / delta);
+        return (long) Math.max(n, 0);
     }
 
     private static void inferSlice(ShapeContext ctx) {
