@@ -3,9 +3,11 @@ package io.partita.runtime;
 import java.lang.foreign.Arena;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import io.partita.cache.CaptureMemo;
 import io.partita.graph.BackendUnavailableException;
@@ -18,14 +20,16 @@ import io.partita.graph.Op;
 import io.partita.graph.PartitaException;
 import io.partita.graph.Partition;
 import io.partita.graph.PartitionPolicy;
+import io.partita.graph.PropertyType;
 import io.partita.graph.Stream;
 import io.partita.graph.Tensor;
 
 /**
- * A whole graph compiled partition by partition. Intermediate and output buffers are allocated
- * once per tensor and reused while their size suffices (dynamic shapes may grow them). They stay
- * allocated until {@link #close}, so they are reserved against the runtime's memory budget at
- * compile time, all at once, and a buffer growing past the reservation reserves the difference.
+ * A whole graph compiled partition by partition. Graph outputs (and constant intermediates) get a
+ * buffer per tensor, reused while its size suffices (dynamic shapes may grow it); the other
+ * intermediates share blocks by lifetime ({@link SharedBuffers}). Buffers stay allocated until
+ * {@link #close}; one per partition output is reserved against the runtime's memory budget at
+ * compile time, all at once (an upper bound), and growing past the reservation reserves the difference.
  *
  * <p>The execution plan is memoized per capture set (each graph input's memory by identity, weakly
  * referenced, with its shape, strides, type and engine, and the values of small integer inputs
@@ -50,7 +54,10 @@ final class CompiledGraphImpl implements CompiledGraph {
     private final List<LogicalTensor> outputs;
     private final Engine engine;
     private final Arena arena = Arena.ofShared();
+    /** Graph outputs' and constant intermediates' buffers, one per tensor id. */
     private final Map<Long, Tensor> buffers = new HashMap<>();
+    /** The other intermediates, in blocks shared by tensors whose lifetimes do not overlap. */
+    private final SharedBuffers shared = new SharedBuffers(arena);
     private final MemoryBudget budget;
     /** Bytes reserved in {@link #budget} (released on close), and the bytes of the arena's buffers. */
     private long reserved;
@@ -346,8 +353,12 @@ final class CompiledGraphImpl implements CompiledGraph {
         for (Tensor t : given.values()) {
             inputBytes = MemoryBudget.add(inputBytes, t.data().byteSize());
         }
-        for (Step step : steps) {
-            CompiledPartitionImpl cp = (CompiledPartitionImpl) step.compiled();
+        List<Step> current = steps;
+        Map<Long, Integer> lastUse = lastUses(current);
+        Set<Long> inShared = new HashSet<>();
+        shared.reset();
+        for (int si = 0; si < current.size(); si++) {
+            CompiledPartitionImpl cp = (CompiledPartitionImpl) current.get(si).compiled();
             List<Tensor> ins = new ArrayList<>();
             for (LogicalTensor t : cp.inputs()) {
                 ins.add(env.get(t.id()));
@@ -355,11 +366,27 @@ final class CompiledGraphImpl implements CompiledGraph {
             List<LogicalTensor> outLts = cp.outputsFor(ins);
             List<Tensor> outs = new ArrayList<>();
             for (LogicalTensor t : outLts) {
-                Tensor buf = buffer(t, inputBytes);
+                boolean share = lastUse.getOrDefault(t.id(), si) != Integer.MAX_VALUE
+                        && t.property() != PropertyType.CONSTANT;
+                Tensor buf = share ? sharedBuffer(t, inputBytes) : buffer(t, inputBytes);
+                if (share) {
+                    inShared.add(t.id());
+                }
                 outs.add(buf);
                 env.put(t.id(), buf);
             }
             cp.execute(stream, ins, outs);
+            // Blocks of tensors no later partition reads go back (after the partition ran: never to its own outputs).
+            for (LogicalTensor t : cp.inputs()) {
+                if (lastUse.get(t.id()) == si && inShared.remove(t.id())) {
+                    shared.release(env.get(t.id()));
+                }
+            }
+            for (LogicalTensor t : outLts) {
+                if (!lastUse.containsKey(t.id()) && inShared.remove(t.id())) {
+                    shared.release(env.get(t.id()));
+                }
+            }
             if (record != null) {
                 Tensor[] template = new Tensor[ins.size()];
                 int[] slots = new int[ins.size()];
@@ -408,9 +435,44 @@ final class CompiledGraphImpl implements CompiledGraph {
         return result;
     }
 
+    /** Blocks the shared intermediates take (for tests). */
+    synchronized int sharedBlocks() {
+        return shared.count();
+    }
+
     /** Plans memoized for this graph (for tests). */
     synchronized CaptureMemo<Plan> memo() {
         return memo;
+    }
+
+    /**
+     * For each tensor partitions read: the index of the last step reading it; graph outputs
+     * {@link Integer#MAX_VALUE} (they outlive the call). Tensors nothing reads are absent.
+     */
+    private Map<Long, Integer> lastUses(List<Step> current) {
+        Map<Long, Integer> last = new HashMap<>();
+        for (int si = 0; si < current.size(); si++) {
+            for (LogicalTensor t : current.get(si).compiled().inputs()) {
+                last.put(t.id(), si);
+            }
+        }
+        for (LogicalTensor t : outputs) {
+            last.put(t.id(), Integer.MAX_VALUE);
+        }
+        return last;
+    }
+
+    private Tensor sharedBuffer(LogicalTensor lt, long inputBytes) {
+        long growth = shared.growthFor(lt);
+        if (growth > 0) {
+            long after = MemoryBudget.add(allocated, growth);
+            if (after > reserved) {
+                budget.reserveBuffer(lt, after - reserved, inputBytes);
+                reserved = after;
+            }
+            allocated = after;
+        }
+        return shared.take(lt, engine);
     }
 
     private Tensor buffer(LogicalTensor lt, long inputBytes) {
@@ -444,6 +506,7 @@ final class CompiledGraphImpl implements CompiledGraph {
         closed = true;
         memo.close();
         buffers.clear();
+        shared.clear();
         arena.close();
         budget.release(reserved);
         reserved = 0;

@@ -103,4 +103,26 @@ class MatMulAgainstReferenceTest {
                 .inputs(f32(0, 3, 9, 20), constant ? constant(1, 31, 20) : f32(1, 31, 20), f32(2, 31))
                 .output(f32(3, 3, 9, 31)).attr("transpose_b", true).build()), 9);
     }
+
+    /**
+     * A leading Add of one value per column is added as the tiles are stored (once, in the first
+     * K block: K here spans two blocks); an Add varying along rows or batch items is not a column
+     * bias and stays in the epilogue. Batched and 2-D, with the rest of the chain after it.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"2,19,1500,70;70", "2,19,1500,70;1,1,70", "2,19,40,70;2,1,70", "2,19,40,70;19,1",
+        "1,19,40,70;19,70", "1,200,300,97;1,97", "3,1,64,33;33"})
+    void columnBiasIsAddedOnceAndOtherAddsStayInTheEpilogue(String spec) {
+        String[] parts = spec.split(";");
+        long[] d = dims(parts[0]);
+        long[] bias = dims(parts[1]);
+        long[] a = d[0] == 1 ? new long[] {d[1], d[2]} : new long[] {d[0], d[1], d[2]};
+        long[] out = d[0] == 1 ? new long[] {d[1], d[3]} : new long[] {d[0], d[1], d[3]};
+        List<Partition> ps = AgainstReference.check(g -> {
+            g.add(Op.builder(0, OpKind.MatMul).inputs(f32(0, a), constant(1, d[2], d[3])).output(f32(2, out)).build());
+            g.add(Op.builder(1, OpKind.Add).inputs(f32(2, out), f32(3, bias)).output(f32(4, out)).build());
+            g.add(Op.builder(2, OpKind.GELU).input(f32(4, out)).output(f32(5, out)).build());
+        }, 13);
+        assertEquals(1, ps.size(), ps.toString());
+    }
 }

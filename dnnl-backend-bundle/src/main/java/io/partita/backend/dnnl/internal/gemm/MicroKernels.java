@@ -47,21 +47,31 @@ public final class MicroKernels {
      */
     public static void run(float[] ap, int aOff, float[] bp, int bOff, int kc, MemorySegment c, long cOff, long ldcBytes,
             boolean accumulate, int mr, int cols, float[] tile) {
+        run(ap, aOff, bp, bOff, kc, c, cOff, ldcBytes, accumulate, mr, cols, tile, null, 0);
+    }
+
+    /**
+     * As above, and where the tile is not accumulated onto C (the first K block), adds
+     * {@code bias[biasOff + j]} to column j: a per-column bias costs nothing past the store
+     * (null: none; readable NR floats from {@code biasOff}).
+     */
+    public static void run(float[] ap, int aOff, float[] bp, int bOff, int kc, MemorySegment c, long cOff, long ldcBytes,
+            boolean accumulate, int mr, int cols, float[] tile, float[] bias, int biasOff) {
         if (MR == 4) {
-            k4(ap, aOff, bp, bOff, kc, c, cOff, ldcBytes, accumulate, mr, cols, tile);
+            k4(ap, aOff, bp, bOff, kc, c, cOff, ldcBytes, accumulate, mr, cols, tile, bias, biasOff);
         } else if (mr > 8) {
-            k14(ap, aOff, bp, bOff, kc, c, cOff, ldcBytes, accumulate, mr, cols, tile);
+            k14(ap, aOff, bp, bOff, kc, c, cOff, ldcBytes, accumulate, mr, cols, tile, bias, biasOff);
         } else if (mr > 4) {
-            k8(ap, aOff, bp, bOff, kc, c, cOff, ldcBytes, accumulate, mr, cols, tile);
+            k8(ap, aOff, bp, bOff, kc, c, cOff, ldcBytes, accumulate, mr, cols, tile, bias, biasOff);
         } else {
-            k4(ap, aOff, bp, bOff, kc, c, cOff, ldcBytes, accumulate, mr, cols, tile);
+            k4(ap, aOff, bp, bOff, kc, c, cOff, ldcBytes, accumulate, mr, cols, tile, bias, biasOff);
         }
     }
 
     private static void k14(float[] ap, int aOff, float[] bp, int bOff, int kc, MemorySegment c, long cOff,
-            long ldcBytes, boolean accumulate, int mr, int cols, float[] tile) {
+            long ldcBytes, boolean accumulate, int mr, int cols, float[] tile, float[] bias, int biasOff) {
         loop14(ap, aOff, bp, bOff, kc, tile);
-        flush(tile, c, cOff, ldcBytes, accumulate, mr, cols);
+        flush(tile, c, cOff, ldcBytes, accumulate, mr, cols, bias, biasOff);
     }
 
     private static void loop14(float[] ap, int aOff, float[] bp, int bOff, int kc, float[] tile) {
@@ -159,9 +169,9 @@ public final class MicroKernels {
     }
 
     private static void k8(float[] ap, int aOff, float[] bp, int bOff, int kc, MemorySegment c, long cOff,
-            long ldcBytes, boolean accumulate, int mr, int cols, float[] tile) {
+            long ldcBytes, boolean accumulate, int mr, int cols, float[] tile, float[] bias, int biasOff) {
         loop8(ap, aOff, bp, bOff, kc, tile);
-        flush(tile, c, cOff, ldcBytes, accumulate, mr, cols);
+        flush(tile, c, cOff, ldcBytes, accumulate, mr, cols, bias, biasOff);
     }
 
     private static void loop8(float[] ap, int aOff, float[] bp, int bOff, int kc, float[] tile) {
@@ -223,9 +233,9 @@ public final class MicroKernels {
     }
 
     private static void k4(float[] ap, int aOff, float[] bp, int bOff, int kc, MemorySegment c, long cOff,
-            long ldcBytes, boolean accumulate, int mr, int cols, float[] tile) {
+            long ldcBytes, boolean accumulate, int mr, int cols, float[] tile, float[] bias, int biasOff) {
         loop4(ap, aOff, bp, bOff, kc, tile);
-        flush(tile, c, cOff, ldcBytes, accumulate, mr, cols);
+        flush(tile, c, cOff, ldcBytes, accumulate, mr, cols, bias, biasOff);
     }
 
     private static void loop4(float[] ap, int aOff, float[] bp, int bOff, int kc, float[] tile) {
@@ -264,11 +274,15 @@ public final class MicroKernels {
 
     /** Writes (or adds) the first mr rows and cols columns of a tile (rows of NR floats) to C. */
     private static void flush(float[] tile, MemorySegment c, long cOff, long ldcBytes, boolean accumulate, int mr,
-            int cols) {
+            int cols, float[] bias, int biasOff) {
+        boolean biased = bias != null && !accumulate;
         for (int r = 0; r < mr; r++) {
             long row = cOff + r * ldcBytes;
             for (int q = 0; q < cols; q += L) {
                 FloatVector v = FloatVector.fromArray(S, tile, r * NR + q);
+                if (biased) {
+                    v = v.add(FloatVector.fromArray(S, bias, biasOff + q));
+                }
                 long o = row + 4L * q;
                 if (q + L <= cols) {
                     if (accumulate) {

@@ -54,12 +54,27 @@ public final class Sgemm {
      */
     public static void multiply(MemorySegment a, long aOff, long aRowStride, long aColStride, int m, PanelSource b,
             MemorySegment c, long cOff, long ldc, Epilogue epilogue, WorkerPool pool) {
-        multiply(new StridedRows(a, aOff, aRowStride, aColStride, m, b.k()), b, c, cOff, ldc, epilogue, pool);
+        multiply(a, aOff, aRowStride, aColStride, m, b, c, cOff, ldc, null, epilogue, pool);
+    }
+
+    /**
+     * As above, with C = A x B + bias (one value per column, added as each tile is first stored;
+     * null for none; at least {@code b.panels() * NR} floats) before the epilogue.
+     */
+    public static void multiply(MemorySegment a, long aOff, long aRowStride, long aColStride, int m, PanelSource b,
+            MemorySegment c, long cOff, long ldc, float[] bias, Epilogue epilogue, WorkerPool pool) {
+        multiply(new StridedRows(a, aOff, aRowStride, aColStride, m, b.k()), b, c, cOff, ldc, bias, epilogue, pool);
     }
 
     /** Computes C = A x B (+ epilogue) for any row and panel sources. */
     public static void multiply(RowSource a, PanelSource b, MemorySegment c, long cOff, long ldc, Epilogue epilogue,
             WorkerPool pool) {
+        multiply(a, b, c, cOff, ldc, null, epilogue, pool);
+    }
+
+    /** Computes C = A x B (+ bias per column) (+ epilogue) for any row and panel sources. */
+    public static void multiply(RowSource a, PanelSource b, MemorySegment c, long cOff, long ldc, float[] bias,
+            Epilogue epilogue, WorkerPool pool) {
         int m = a.m();
         if (m == 0 || b.n() == 0) {
             return;
@@ -67,7 +82,7 @@ public final class Sgemm {
         int panels = b.panels();
         int groups = (m + MR - 1) / MR;
         int threads = pool == null ? 1 : pool.threads();
-        Job job = new Job(a, m, b, c, cOff, ldc, epilogue);
+        Job job = new Job(a, m, b, c, cOff, ldc, bias, epilogue);
         if (threads == 1) {
             job.run(0, m, 0, panels, null);
         } else if (groups >= threads * ROW_SPLIT_GROUPS || panels < threads || m > MC_MAX) {
@@ -117,7 +132,8 @@ public final class Sgemm {
     }
 
     /** One multiplication's operands, shared by the threads working on it. */
-    private record Job(RowSource a, int m, PanelSource b, MemorySegment c, long cOff, long ldc, Epilogue epilogue) {
+    private record Job(RowSource a, int m, PanelSource b, MemorySegment c, long cOff, long ldc, float[] bias,
+            Epilogue epilogue) {
 
         /**
          * Rows [i0, i1) x panels [p0, p1), row block by row block. A row block is packed for all of K
@@ -175,7 +191,8 @@ public final class Sgemm {
                 int gr = r0 + g * MR;
                 int mr = Math.min(MR, r0 + rows - gr);
                 long cTile = cOff + 4L * ((long) gr * ldc + j0);
-                MicroKernels.run(ap, apOff + g * kc * MR, bp, bOff, kc, c, cTile, ldcBytes, accumulate, mr, cols, s.tile);
+                MicroKernels.run(ap, apOff + g * kc * MR, bp, bOff, kc, c, cTile, ldcBytes, accumulate, mr, cols, s.tile, bias,
+                        j0);
             }
         }
     }

@@ -11,6 +11,7 @@ import io.partita.backend.dnnl.internal.primitive.PackedConstant;
 import io.partita.backend.dnnl.internal.primitive.Primitive;
 import io.partita.cache.Lease;
 import io.partita.graph.LogicalTensor;
+import io.partita.graph.OpKind;
 
 /**
  * MatMul with its post-ops: batched (numpy-broadcast batch dims), transposes and 1-D operands as
@@ -54,9 +55,19 @@ public final class MatMulPrimitive implements Primitive {
     private final long bRowStride;
     private final long bColStride;
     private final long bMatrices;
+    /**
+     * The chain's leading Add of a per-column operand (a bias: one value per output column, the
+     * same for every row and batch item), or -1: added as the tiles are stored, so it costs no
+     * second pass over C. {@link #tail} is the rest of the chain, run as the epilogue.
+     */
+    private final int biasOperand;
+    private final PostOpChain tail;
 
     public MatMulPrimitive(Desc d) {
         this.d = d;
+        this.biasOperand = columnBias(d.post, d.dst);
+        this.tail = biasOperand < 0 ? d.post
+                : new PostOpChain(d.dst.dims(), d.post.steps().subList(1, d.post.steps().size()));
         long[] ad = d.src.dims();
         long[] as = d.src.strides();
         long[] bd = d.weights.dims();
@@ -99,7 +110,9 @@ public final class MatMulPrimitive implements Primitive {
     public void execute(Invocation inv) {
         var a = inv.in(d.srcInput);
         var c = inv.out(0);
-        PostOpChain.Bound post = d.post.isEmpty() ? null : d.post.bind(inv.operands(d.postInputs));
+        java.lang.foreign.MemorySegment[] operands = inv.operands(d.postInputs);
+        PostOpChain.Bound post = tail.isEmpty() ? null : tail.bind(operands);
+        float[] bias = biasOperand < 0 ? null : readBias(operands[biasOperand]);
         Lease lease = d.weightsConstant ? inv.constant(d.weightsInput, "packed-panels",
                 PackedConstant.bytesFor((int) bMatrices, k, n), () -> new PackedConstant(packAll(inv))) : null;
         try {
@@ -115,7 +128,7 @@ public final class MatMulPrimitive implements Primitive {
                             : perBatch != null ? perBatch[0] : packAt(inv, bIdx);
                     long aOff = 4L * Strided.batchOffset(bi, outBatch, aBatchDims, aBatchStrides);
                     long cOff = 4L * bi * m * n;
-                    Sgemm.multiply(a, aOff, aRowStride, aColStride, m, pb, c, cOff, n,
+                    Sgemm.multiply(a, aOff, aRowStride, aColStride, m, pb, c, cOff, n, bias,
                             post == null ? null : post.asEpilogue(bi * m * n, n), perItem ? null : pool);
                 }
             };
@@ -130,6 +143,43 @@ public final class MatMulPrimitive implements Primitive {
             }
         }
     }
+
+    /**
+     * The operand index of the chain's first step if it is an Add whose operand varies along the
+     * output's last dim only (strides 0 but the last, which is 1), else -1.
+     */
+    static int columnBias(PostOpChain post, LogicalTensor dst) {
+        if (post.isEmpty() || !(post.steps().get(0) instanceof PostOpChain.Bin b) || b.kind() != OpKind.Add) {
+            return -1;
+        }
+        long[] st = b.strides();
+        long[] dims = dst.dims();
+        if (st.length != dims.length || st.length == 0 || st[st.length - 1] != 1) {
+            return -1;
+        }
+        for (int i = 0; i < st.length - 1; i++) {
+            if (st[i] != 0 && dims[i] != 1) {
+                return -1;
+            }
+        }
+        return b.operand();
+    }
+
+    /** The bias's n values, padded with zeros to whole panels (the kernels read a panel's width). */
+    private float[] readBias(java.lang.foreign.MemorySegment seg) {
+        int padded = (n + Sgemm.NR - 1) / Sgemm.NR * Sgemm.NR;
+        float[] v = BIAS.get();
+        if (v.length < padded) {
+            v = new float[padded];
+            BIAS.set(v);
+        }
+        java.lang.foreign.MemorySegment.copy(seg, java.lang.foreign.ValueLayout.JAVA_FLOAT_UNALIGNED, 0, v, 0, n);
+        java.util.Arrays.fill(v, n, padded, 0f);
+        return v;
+    }
+
+    /** Per calling thread: an execution's bias values (read by the pool's threads while the caller waits). */
+    private static final ThreadLocal<float[]> BIAS = ThreadLocal.withInitial(() -> new float[0]);
 
     /** Which packed weight matrix output batch item bi uses. */
     private int matrixIndex(long bi) {

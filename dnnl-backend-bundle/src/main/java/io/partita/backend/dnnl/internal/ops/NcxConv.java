@@ -50,7 +50,6 @@ final class NcxConv {
      */
     private final boolean pixelRows;
     private final int panels;
-    private final int pixelBlocks;
     private final int rows;
     private final int tileQ;
     private final int hq;
@@ -116,7 +115,6 @@ final class NcxConv {
         int icChunk = (int) Math.max(1, Math.min(s.icg(), TILE_INPUT_BUDGET / perChannel));
         imagesPerChunk = (int) Math.max(1, Math.min(s.n(), PLANE_BUDGET / imageStride));
         panels = (ocg + 63) / 64;
-        pixelBlocks = (s.pixels() + PIXEL_BLOCK - 1) / PIXEL_BLOCK;
         // Useful share of the multiply-adds in each orientation; the pixel rows also move each of a
         // tile's 384 values once to transpose it, about the time of 32 K steps.
         double lanesUseful = (double) s.pixels() / ((long) tiles * tileQ) * ocg / ((long) blocks * rows);
@@ -255,29 +253,20 @@ final class NcxConv {
 
     /**
      * Pixel rows: tasks (image, group, block of 96 pixels, panel, six pixels), six pixels innermost,
-     * so shares are equal to six pixels and a panel stays hot over a block.
+     * so shares are equal to six pixels and a panel stays hot over a block (see {@link SixPixelTasks}).
      */
     private void runPixelRows(float[] planes, int first, int imgs, float[] weights, MemorySegment dst,
             StoreChain.Bound post, WorkerPool pool) {
-        int per = PIXEL_BLOCK / 6;
-        forEach(pool, imgs * s.groups() * pixelBlocks * panels * per, (from, to) -> {
+        SixPixelTasks space = new SixPixelTasks(s.pixels(), PIXEL_BLOCK, panels);
+        forEach(pool, imgs * s.groups() * space.perOuter(), (from, to) -> {
             Scratch sc = Scratch.get();
-            for (int u = from; u < to;) {
-                int g0 = u % per;
-                int rest = u / per;
-                int panel = rest % panels;
-                rest /= panels;
-                int block = rest % pixelBlocks;
-                int grp = rest / pixelBlocks % s.groups();
-                int img = first + rest / pixelBlocks / s.groups();
-                int g1 = Math.min(per, g0 + to - u);
-                int px0 = Math.min(s.pixels(), block * PIXEL_BLOCK + 6 * g0);
-                int px1 = Math.min(s.pixels(), block * PIXEL_BLOCK + 6 * g1);
-                if (px0 < px1) {
-                    pixelUnit(planes, (img - first) * imageStride + grp * groupStride, weights, dst, post, img, grp,
-                            panel, px0, px1, sc);
-                }
-                u += g1 - g0;
+            SixPixelTasks at = new SixPixelTasks(s.pixels(), PIXEL_BLOCK, panels);
+            for (int u = from; u < to; u += at.length) {
+                at.seek(u, to);
+                int grp = at.outer % s.groups();
+                int img = first + at.outer / s.groups();
+                pixelUnit(planes, (img - first) * imageStride + grp * groupStride, weights, dst, post, img, grp,
+                        at.panel, at.px0, at.px1, sc);
             }
         });
     }

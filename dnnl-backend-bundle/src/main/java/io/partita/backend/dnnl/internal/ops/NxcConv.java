@@ -38,7 +38,6 @@ final class NxcConv {
     private final int taps;
     final int panels;
     private final int tapsPerPass;
-    private final int pixelBlocks;
     private final int imagesPerChunk;
     private final int depthwiseStride;
     private final boolean plain;
@@ -63,7 +62,6 @@ final class NxcConv {
         }
         panels = (s.ocg() + NR - 1) / NR;
         tapsPerPass = Math.max(1, Math.min(taps, K_BUDGET / s.icg()));
-        pixelBlocks = (s.pixels() + BLOCK_PIXELS - 1) / BLOCK_PIXELS;
         imagesPerChunk = (int) Math.max(1, Math.min(s.n(), PAD_BUDGET / imageStride));
         depthwiseStride = (s.oc() + 15) / 16 * 16;
     }
@@ -136,26 +134,19 @@ final class NxcConv {
             }
             // Tasks are (image, group, pixel block, panel, six pixels), six pixels innermost: each thread's
             // contiguous share is equal to six pixels, and a panel stays hot over a block's pixels.
-            int per = BLOCK_PIXELS / 6;
-            NcxConv.forEach(pool, imgs * s.groups() * pixelBlocks * panels * per, (from, to) -> {
+            SixPixelTasks space = new SixPixelTasks(s.pixels(), BLOCK_PIXELS, panels);
+            NcxConv.forEach(pool, imgs * s.groups() * space.perOuter(), (from, to) -> {
                 NcxConv.Scratch sc = NcxConv.Scratch.get();
+                SixPixelTasks at = new SixPixelTasks(s.pixels(), BLOCK_PIXELS, panels);
                 long packed = -1;
-                for (int u = from; u < to;) {
-                    int g0 = u % per;
-                    int rest = u / per;
-                    int panel = rest % panels;
-                    rest /= panels;
-                    int block = rest % pixelBlocks;
-                    int grp = rest / pixelBlocks % s.groups();
-                    int img = first + rest / pixelBlocks / s.groups();
-                    int g1 = Math.min(per, g0 + to - u);
-                    int firstPixel = block * BLOCK_PIXELS;
-                    int px0 = Math.min(s.pixels(), firstPixel + 6 * g0);
-                    int px1 = Math.min(s.pixels(), firstPixel + 6 * g1);
+                for (int u = from; u < to; u += at.length) {
+                    at.seek(u, to);
+                    int grp = at.outer % s.groups();
+                    int img = first + at.outer / s.groups();
                     if (plain) {
-                        long key = (long) rest; // (image in chunk, group, block)
                         float[] panelBuf = sc.panel(BLOCK_PIXELS * s.icg());
-                        if (key != packed) {
+                        if (at.blockKey != packed) {
+                            int firstPixel = at.block * BLOCK_PIXELS;
                             int count = Math.min(s.pixels(), firstPixel + BLOCK_PIXELS) - firstPixel;
                             for (int i = 0; i < count; i++) {
                                 int oy = (firstPixel + i) / s.ow();
@@ -163,13 +154,12 @@ final class NxcConv {
                                 NcxConv.copy(src, img * s.sN() + (long) oy * s.sh() * s.sH()
                                         + (long) ox * s.sw() * s.sW() + (long) grp * s.icg(), panelBuf, i * s.icg(), s.icg());
                             }
-                            packed = key;
+                            packed = at.blockKey;
                         }
-                        unit(panelBuf, 0, weights, dst, post, img, grp, panel, px0, px1, sc);
+                        unit(panelBuf, 0, weights, dst, post, img, grp, at.panel, at.px0, at.px1, sc);
                     } else {
-                        unit(x, b, weights, dst, post, img, grp, panel, px0, px1, sc);
+                        unit(x, b, weights, dst, post, img, grp, at.panel, at.px0, at.px1, sc);
                     }
-                    u += g1 - g0;
                 }
             });
         }
