@@ -84,8 +84,9 @@ final class Warmup {
             // (14 + 14 + 8) and 18 rows (14 + 4) compile every row-count variant of the micro-kernel.
             Runnable relu = matmul(arena, 36, 131, 150, OpKind.ReLU);
             Runnable gelu = matmul(arena, 18, 131, 150, OpKind.GELU);
+            Runnable gemv = matmul(arena, 1, 131, 150, OpKind.ReLU); // one row: the memory-bound kernel
             for (int rep = 0; rep < ROUNDS && !stopping; rep++) {
-                (rep % 2 == 0 ? relu : gelu).run();
+                (rep % 3 == 0 ? relu : rep % 3 == 1 ? gelu : gemv).run();
             }
         } catch (RuntimeException | Error e) {
             if (stopping) {

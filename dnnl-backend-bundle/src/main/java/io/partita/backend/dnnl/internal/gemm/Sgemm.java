@@ -79,6 +79,10 @@ public final class Sgemm {
         if (m == 0 || b.n() == 0) {
             return;
         }
+        if (m == 1 && a instanceof StridedRows row) {
+            Gemv.multiply(row, b, c, cOff, bias, epilogue, pool); // memory-bound: its own kernel
+            return;
+        }
         int panels = b.panels();
         int groups = (m + MR - 1) / MR;
         int threads = pool == null ? 1 : pool.threads();

@@ -32,16 +32,19 @@ class SgemmTest {
         "14,32,32,false,1", "15,257,33,true,2", "28,256,64,false,2", "8,512,31,false,2", "4,513,96,true,2",
         "5,100,17,false,1", "9,300,1,false,2", "13,784,10,false,2", "3,0,5,false,1", "63,1,65,false,2",
         "65,3,63,true,2", "224,100,40,false,2", "225,70,33,true,2", "600,20,35,false,2", "1130,3,33,false,1",
-        "20,1025,40,false,2", "30,3000,33,true,2", "300,1100,70,false,1", "500,600,65,false,2"
+        "20,1025,40,false,2", "30,3000,33,true,2", "300,1100,70,false,1", "500,600,65,false,2",
+        // one row (the GEMV kernel): K tails of the 4-step unroll, K blocks, partial and single panels
+        "1,1030,1000,false,2", "1,2051,33,false,2", "1,7,31,false,1", "1,1024,1024,false,2", "1,4097,70,false,1",
+        "1,2,2,false,2"
     })
     void matchesTheNaiveProduct(int m, int k, int n, boolean transposeA, int threads) {
-        SplittableRandom r = new SplittableRandom(m * 31L + k * 7L + n);
         try (Arena arena = Arena.ofShared()) {
-            MemorySegment a = arena.allocate(4L * m * k, 64);
-            MemorySegment b = arena.allocate(4L * k * n, 64);
-            MemorySegment c = arena.allocate(4L * m * n, 64);
-            float[] av = fill(a, m * k, r);
-            float[] bv = fill(b, k * n, r);
+            Operands o = new Operands(arena, m, k, n, new SplittableRandom(m * 31L + k * 7L + n));
+            MemorySegment a = o.a;
+            MemorySegment b = o.b;
+            MemorySegment c = o.c;
+            float[] av = o.av;
+            float[] bv = o.bv;
             // A is [m, k] row-major, or stored transposed as [k, m] (element (i, kk) at kk * m + i).
             long aRs = transposeA ? 1 : k;
             long aCs = transposeA ? m : 1;
@@ -67,6 +70,23 @@ class SgemmTest {
         }
     }
 
+    /** A [m, k] and B [k, n] filled in [-1, 1), C [m, n]; the values also as arrays. */
+    private static final class Operands {
+        final MemorySegment a;
+        final MemorySegment b;
+        final MemorySegment c;
+        final float[] av;
+        final float[] bv;
+
+        Operands(Arena arena, int m, int k, int n, SplittableRandom r) {
+            a = arena.allocate(4L * m * k, 64);
+            b = arena.allocate(4L * k * n, 64);
+            c = arena.allocate(4L * m * n, 64);
+            av = fill(a, m * k, r);
+            bv = fill(b, k * n, r);
+        }
+    }
+
     private static float[] fill(MemorySegment s, int count, SplittableRandom r) {
         float[] v = new float[count];
         for (int i = 0; i < count; i++) {
@@ -74,5 +94,39 @@ class SgemmTest {
             s.set(F, 4L * i, v[i]);
         }
         return v;
+    }
+
+    /** A per-column bias is added exactly once (K spans blocks) before the epilogue, one row or many. */
+    @ParameterizedTest(name = "{0}x{1}x{2} threads={3}")
+    @CsvSource({"1,2100,70,2", "1,5,33,1", "20,1500,65,2", "3,10,31,1", "1,1024,1024,2"})
+    void addsTheColumnBiasOnce(int m, int k, int n, int threads) {
+        try (Arena arena = Arena.ofShared()) {
+            Operands o = new Operands(arena, m, k, n, new SplittableRandom(m * 13L + k + n));
+            MemorySegment a = o.a;
+            MemorySegment b = o.b;
+            MemorySegment c = o.c;
+            float[] av = o.av;
+            float[] bv = o.bv;
+            float[] bias = new float[(n + Sgemm.NR - 1) / Sgemm.NR * Sgemm.NR];
+            for (int j = 0; j < n; j++) {
+                bias[j] = j - n / 2f;
+            }
+            Sgemm.multiply(a, 0, k, 1, m, PackedB.pack(b, 0, n, 1, k, n), c, 0, n, bias,
+                    (seg, rowOff, row, col, cols) -> {
+                        for (int j = 0; j < cols; j++) { // epilogue after the bias: doubles
+                            seg.set(F, rowOff + 4L * (col + j), 2 * seg.get(F, rowOff + 4L * (col + j)));
+                        }
+                    }, threads == 1 ? null : POOL);
+            for (int i = 0; i < m; i++) {
+                for (int j = 0; j < n; j++) {
+                    double s = bias[j];
+                    for (int kk = 0; kk < k; kk++) {
+                        s += (double) av[i * k + kk] * bv[kk * n + j];
+                    }
+                    assertEquals(2 * s, c.get(F, 4L * (i * n + j)), 2e-4 * (1 + Math.abs(s)) + 2e-5 * k,
+                            "C(" + i + "," + j + ")");
+                }
+            }
+        }
     }
 }
