@@ -1,11 +1,13 @@
 package io.partita.backend.dnnl.internal.exec;
 
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;
 
 /**
  * A fixed team of threads for one engine: the caller takes the first share of a parallel loop and
- * the workers the others.
+ * the workers the others, and whoever is done first takes over the rest of a slower share (a
+ * static split alone made every loop wait for the thread the machine happened to slow down).
  *
  * <p>Waiting: when the pool has no more threads than the JVM has processors, an idle worker spins
  * for the next loop, and the caller for the workers' shares, before parking, because inference
@@ -27,6 +29,8 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class WorkerPool implements AutoCloseable {
     static final long SPIN_NANOS = 200_000;
+    /** Chunks a share is claimed in: small enough to even out, large enough that each call amortises. */
+    static final int CHUNKS_PER_PART = 8;
     /** The shortest spin an idle worker falls back to; waking from park costs about this much. */
     private static final long MIN_SPIN_NANOS = SPIN_NANOS / 16;
 
@@ -52,30 +56,78 @@ public final class WorkerPool implements AutoCloseable {
         final int tasks;
         final int parts;
         final Thread caller;
-        final AtomicInteger remaining;
+        /** Tasks an owner claims from the front of its range at a time. */
+        final int chunk;
+        /** Per part: the unclaimed rest of its range, {@code next << 32 | end}. */
+        final AtomicLongArray ranges;
+        /** Tasks not yet run: the loop is done at 0, whoever ran them. */
+        final AtomicInteger pending;
         volatile Throwable failure;
 
-        Loop(long id, RangeBody body, int tasks, int parts, Thread caller) {
+        Loop(long id, RangeBody body, int tasks, int parts, int minChunk, Thread caller) {
             this.id = id;
             this.body = body;
             this.tasks = tasks;
             this.parts = parts;
             this.caller = caller;
-            this.remaining = new AtomicInteger(parts);
+            this.chunk = Math.max(Math.max(1, minChunk), tasks / (parts * CHUNKS_PER_PART));
+            this.ranges = new AtomicLongArray(parts);
+            for (int p = 0; p < parts; p++) {
+                ranges.set(p, pack((int) ((long) tasks * p / parts), (int) ((long) tasks * (p + 1) / parts)));
+            }
+            this.pending = new AtomicInteger(tasks);
         }
 
+        static long pack(int next, int end) {
+            return (long) next << 32 | (end & 0xffffffffL);
+        }
+
+        /**
+         * Runs part's own range front to back in chunks, then takes the back half of another part's
+         * unclaimed rest until none is left: a part whose thread is late or slowed down (another
+         * process on the core) is finished by the others instead of being waited for.
+         */
         void runPart(int part) {
-            int from = (int) ((long) tasks * part / parts);
-            int to = (int) ((long) tasks * (part + 1) / parts);
+            for (;;) {
+                long v = ranges.get(part);
+                int next = (int) (v >>> 32);
+                int end = (int) v;
+                if (next >= end) {
+                    break;
+                }
+                int take = Math.min(chunk, end - next);
+                if (ranges.compareAndSet(part, v, pack(next + take, end))) {
+                    run(next, next + take);
+                }
+            }
+            for (boolean more = true; more;) {
+                more = false;
+                for (int q = 0; q < parts; q++) {
+                    long v = ranges.get(q);
+                    int next = (int) (v >>> 32);
+                    int end = (int) v;
+                    if (q == part || next >= end) {
+                        continue;
+                    }
+                    more = true;
+                    int take = Math.max(1, (end - next) / 2);
+                    if (ranges.compareAndSet(q, v, pack(next, end - take))) {
+                        run(end - take, end);
+                    }
+                }
+            }
+        }
+
+        private void run(int from, int to) {
             try {
-                if (from < to) {
+                if (failure == null) {
                     body.run(from, to);
                 }
             } catch (Throwable t) {
                 failure = t;
             } finally {
-                // The caller may be parked waiting for the last share: only that one wakes it.
-                if (remaining.decrementAndGet() == 0 && Thread.currentThread() != caller) {
+                // The caller may be parked waiting for the last tasks: only that one wakes it.
+                if (pending.addAndGet(from - to) == 0 && Thread.currentThread() != caller) {
                     LockSupport.unpark(caller);
                 }
             }
@@ -113,10 +165,22 @@ public final class WorkerPool implements AutoCloseable {
     }
 
     /**
-     * Runs body over [0, tasks) split into one contiguous range per thread (fewer when there are
-     * fewer tasks), and returns when all ranges are done. Rethrows the first failure.
+     * Runs body over [0, tasks), and returns when all are done; rethrows the first failure. Each
+     * thread starts on its own contiguous share (fewer shares when there are fewer tasks) and runs
+     * it in chunks of about an eighth of it, calling body once per chunk; a thread done with its
+     * share takes the back half of what another has not yet claimed. So body must accept any
+     * sub-range and should cost little per call.
      */
     public void parallelFor(int tasks, RangeBody body) {
+        parallelFor(tasks, 1, body);
+    }
+
+    /**
+     * As {@link #parallelFor(int, RangeBody)}, claiming at least {@code minChunk} tasks at a time
+     * (a share's size: one call per share unless it is taken over), for bodies whose calls are
+     * expensive to split (each re-reads a large operand).
+     */
+    public void parallelFor(int tasks, int minChunk, RangeBody body) {
         if (tasks <= 0) {
             return;
         }
@@ -126,7 +190,7 @@ public final class WorkerPool implements AutoCloseable {
             return;
         }
         synchronized (turn) {
-            Loop loop = new Loop(nextId++, body, tasks, parts, Thread.currentThread());
+            Loop loop = new Loop(nextId++, body, tasks, parts, minChunk, Thread.currentThread());
             current = loop;
             for (int i = 0; i < parts - 1; i++) {
                 LockSupport.unpark(workers[i]);
@@ -152,18 +216,18 @@ public final class WorkerPool implements AutoCloseable {
         }
     }
 
-    /** Waits until every worker's share of the loop is done; the last one unparks the caller. */
+    /** Waits until every task of the loop is done; a worker finishing the last ones unparks the caller. */
     private void awaitShares(Loop loop) {
         if (spin) {
             long until = System.nanoTime() + SPIN_NANOS;
-            while (loop.remaining.get() != 0 && System.nanoTime() < until) {
+            while (loop.pending.get() != 0 && System.nanoTime() < until) {
                 Thread.onSpinWait();
             }
         }
         // park returns at once while the interrupt flag is set: clear it for the wait (the workers
         // are running the caller's body and cannot be abandoned) and restore it afterwards.
         boolean interrupted = false;
-        while (loop.remaining.get() != 0) {
+        while (loop.pending.get() != 0) {
             LockSupport.park(this);
             interrupted |= Thread.interrupted();
         }

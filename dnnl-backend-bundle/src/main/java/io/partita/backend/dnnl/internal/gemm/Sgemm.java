@@ -90,7 +90,9 @@ public final class Sgemm {
         if (threads == 1) {
             job.run(0, m, 0, panels, null);
         } else if (groups >= threads * ROW_SPLIT_GROUPS || panels < threads || m > MC_MAX) {
-            pool.parallelFor(groups, (g0, g1) -> job.run(g0 * MR, Math.min(m, g1 * MR), 0, panels, null));
+            // A share per call: each call streams all of B once, so it is split only when taken over.
+            pool.parallelFor(groups, Math.ceilDiv(groups, threads),
+                    (g0, g1) -> job.run(g0 * MR, Math.min(m, g1 * MR), 0, panels, null));
         } else {
             // The caller's scratch holds the shared packed A: it waits inside both loops, so nothing else uses it.
             int k = b.k();

@@ -176,4 +176,60 @@ class WorkerPoolTest {
             assertAllLoopsRan(sums, 1);
         }
     }
+
+    /**
+     * The worker stalls in its first chunk (as when the machine deschedules it): the caller runs
+     * its own share and then the rest of the worker's, and every task runs exactly once.
+     */
+    @Test
+    void aStalledShareIsTakenOverAndEveryTaskRunsOnce() {
+        try (WorkerPool pool = new WorkerPool(2, "takeover", 2)) {
+            int tasks = 64;
+            AtomicIntegerArray runs = new AtomicIntegerArray(tasks);
+            java.util.concurrent.atomic.AtomicInteger byCaller = new java.util.concurrent.atomic.AtomicInteger();
+            java.util.concurrent.atomic.AtomicBoolean stalled = new java.util.concurrent.atomic.AtomicBoolean();
+            // (the timeout runs the loop on a thread of its own: that one is the caller)
+            assertTimeoutPreemptively(BOUND, () -> pool.parallelFor(tasks, new WorkerPool.RangeBody() {
+                final Thread caller = Thread.currentThread();
+
+                @Override
+                public void run(int from, int to) {
+                    boolean mine = Thread.currentThread() == caller;
+                    if (!mine && stalled.compareAndSet(false, true)) {
+                        try {
+                            Thread.sleep(300);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    }
+                    for (int i = from; i < to; i++) {
+                        runs.incrementAndGet(i);
+                        if (mine) {
+                            byCaller.incrementAndGet();
+                        }
+                    }
+                }
+            }));
+            for (int i = 0; i < tasks; i++) {
+                assertEquals(1, runs.get(i), "task " + i);
+            }
+            // the stalled worker keeps at most its first chunk (tasks / 16)
+            assertTrue(byCaller.get() >= tasks - tasks / 16, "caller ran " + byCaller.get() + " of " + tasks);
+        }
+    }
+
+    /** With a minimum chunk of a whole share, each thread's share is one call unless taken over. */
+    @Test
+    void aMinimumChunkOfAShareCallsTheBodyOncePerShare() {
+        try (WorkerPool pool = new WorkerPool(2, "shares", 2)) {
+            java.util.List<int[]> calls = java.util.Collections.synchronizedList(new ArrayList<>());
+            assertTimeoutPreemptively(BOUND, () -> pool.parallelFor(100, 50, (from, to) -> calls.add(new int[] {from, to})));
+            int covered = 0;
+            for (int[] c : calls) {
+                covered += c[1] - c[0];
+            }
+            assertEquals(100, covered);
+            assertTrue(calls.size() <= 2 + 6, "calls " + calls.size()); // two shares, plus takeovers of a late one
+        }
+    }
 }
