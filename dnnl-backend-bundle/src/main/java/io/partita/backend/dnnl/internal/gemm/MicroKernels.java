@@ -90,9 +90,9 @@ public final class MicroKernels {
         FloatVector c110 = z, c111 = z;
         FloatVector c120 = z, c121 = z;
         FloatVector c130 = z, c131 = z;
-        int ai = aOff;
-        int bi = bOff;
-        for (int kk = 0; kk < kc; kk++, ai += MR, bi += NR) {
+        for (int kk = 0; kk < kc; kk++) {
+            int ai = aOff + kk * MR; // from the loop counter: C2 drops their range checks
+            int bi = bOff + kk * NR;
             FloatVector b0 = FloatVector.fromArray(S, bp, bi);
             FloatVector b1 = FloatVector.fromArray(S, bp, bi + L);
             FloatVector a0 = FloatVector.broadcast(S, ap[ai + 0]);
@@ -184,9 +184,9 @@ public final class MicroKernels {
         FloatVector c50 = z, c51 = z;
         FloatVector c60 = z, c61 = z;
         FloatVector c70 = z, c71 = z;
-        int ai = aOff;
-        int bi = bOff;
-        for (int kk = 0; kk < kc; kk++, ai += MR, bi += NR) {
+        for (int kk = 0; kk < kc; kk++) {
+            int ai = aOff + kk * MR; // from the loop counter: C2 drops their range checks
+            int bi = bOff + kk * NR;
             FloatVector b0 = FloatVector.fromArray(S, bp, bi);
             FloatVector b1 = FloatVector.fromArray(S, bp, bi + L);
             FloatVector a0 = FloatVector.broadcast(S, ap[ai + 0]);
@@ -244,9 +244,9 @@ public final class MicroKernels {
         FloatVector c10 = z, c11 = z;
         FloatVector c20 = z, c21 = z;
         FloatVector c30 = z, c31 = z;
-        int ai = aOff;
-        int bi = bOff;
-        for (int kk = 0; kk < kc; kk++, ai += MR, bi += NR) {
+        for (int kk = 0; kk < kc; kk++) {
+            int ai = aOff + kk * MR; // from the loop counter: C2 drops their range checks
+            int bi = bOff + kk * NR;
             FloatVector b0 = FloatVector.fromArray(S, bp, bi);
             FloatVector b1 = FloatVector.fromArray(S, bp, bi + L);
             FloatVector a0 = FloatVector.broadcast(S, ap[ai + 0]);

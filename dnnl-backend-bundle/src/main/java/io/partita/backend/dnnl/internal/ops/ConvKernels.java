@@ -51,8 +51,8 @@ final class ConvKernels {
         FloatVector c30 = z, c31 = z, c32 = z, c33 = z;
         FloatVector c40 = z, c41 = z, c42 = z, c43 = z;
         FloatVector c50 = z, c51 = z, c52 = z, c53 = z;
-        int ai = aOff;
-        for (int kk = k0, end = k0 + kc; kk < end; kk++, ai += 6) {
+        for (int kk = k0, end = k0 + kc; kk < end; kk++) {
+            int ai = aOff + (kk - k0) * 6; // from the loop counter: C2 drops its range checks
             int bi = xOff + kOff[kk];
             FloatVector b0 = FloatVector.fromArray(S, x, bi);
             FloatVector b1 = FloatVector.fromArray(S, x, bi + 16);
@@ -137,7 +137,6 @@ final class ConvKernels {
         FloatVector c30 = z, c31 = z, c32 = z, c33 = z;
         FloatVector c40 = z, c41 = z, c42 = z, c43 = z;
         FloatVector c50 = z, c51 = z, c52 = z, c53 = z;
-        int bi = bOff;
         for (int t = t0; t < t1; t++) {
             int o = tapOff[t];
             int q0 = p0 + o;
@@ -146,7 +145,9 @@ final class ConvKernels {
             int q3 = p3 + o;
             int q4 = p4 + o;
             int q5 = p5 + o;
-            for (int c = 0; c < icg; c++, bi += 64) {
+            int tb = bOff + (t - t0) * icg * 64;
+            for (int c = 0; c < icg; c++) {
+                int bi = tb + c * 64; // from the loop counter: C2 drops its range checks
                 FloatVector b0 = FloatVector.fromArray(S, b, bi);
                 FloatVector b1 = FloatVector.fromArray(S, b, bi + 16);
                 FloatVector b2 = FloatVector.fromArray(S, b, bi + 32);
@@ -230,8 +231,8 @@ final class ConvKernels {
         FloatVector c30 = z, c31 = z, c32 = z, c33 = z;
         FloatVector c40 = z, c41 = z, c42 = z, c43 = z;
         FloatVector c50 = z, c51 = z, c52 = z, c53 = z;
-        int bi = bOff;
-        for (int kk = k0, end = k0 + kc; kk < end; kk++, bi += 64) {
+        for (int kk = k0, end = k0 + kc; kk < end; kk++) {
+            int bi = bOff + (kk - k0) * 64; // from the loop counter: C2 drops its range checks
             int o = kOff[kk];
             FloatVector b0 = FloatVector.fromArray(S, b, bi);
             FloatVector b1 = FloatVector.fromArray(S, b, bi + 16);
@@ -303,8 +304,8 @@ final class ConvKernels {
         FloatVector z = FloatVector.zero(S);
         FloatVector c00 = z, c01 = z, c02 = z, c03 = z;
         FloatVector c10 = z, c11 = z, c12 = z, c13 = z;
-        int ai = aOff + r0;
-        for (int kk = k0, end = k0 + kc; kk < end; kk++, ai += 6) {
+        for (int kk = k0, end = k0 + kc; kk < end; kk++) {
+            int ai = aOff + r0 + (kk - k0) * 6;
             int bi = xOff + kOff[kk] + j0;
             FloatVector b0 = FloatVector.fromArray(S, x, bi);
             FloatVector b1 = FloatVector.fromArray(S, x, bi + L);
@@ -338,11 +339,12 @@ final class ConvKernels {
         FloatVector z = FloatVector.zero(S);
         FloatVector c00 = z, c01 = z, c02 = z, c03 = z;
         FloatVector c10 = z, c11 = z, c12 = z, c13 = z;
-        int bi = bOff + j0;
         for (int t = t0; t < t1; t++) {
             int q0 = p0 + tapOff[t];
             int q1 = p1 + tapOff[t];
-            for (int c = 0; c < icg; c++, bi += 64) {
+            int tb = bOff + j0 + (t - t0) * icg * 64;
+            for (int c = 0; c < icg; c++) {
+                int bi = tb + c * 64;
                 FloatVector b0 = FloatVector.fromArray(S, b, bi);
                 FloatVector b1 = FloatVector.fromArray(S, b, bi + L);
                 FloatVector b2 = FloatVector.fromArray(S, b, bi + 2 * L);
@@ -376,8 +378,8 @@ final class ConvKernels {
         FloatVector z = FloatVector.zero(S);
         FloatVector c00 = z, c01 = z, c02 = z, c03 = z;
         FloatVector c10 = z, c11 = z, c12 = z, c13 = z;
-        int bi = bOff + j0;
-        for (int kk = k0, end = k0 + kc; kk < end; kk++, bi += 64) {
+        for (int kk = k0, end = k0 + kc; kk < end; kk++) {
+            int bi = bOff + j0 + (kk - k0) * 64;
             int o = kOff[kk];
             FloatVector b0 = FloatVector.fromArray(S, b, bi);
             FloatVector b1 = FloatVector.fromArray(S, b, bi + L);
@@ -454,8 +456,8 @@ final class ConvKernels {
         }
         FloatVector z = FloatVector.zero(S);
         FloatVector c0 = z, c1 = z, c2 = z, c3 = z, c4 = z, c5 = z, c6 = z, c7 = z;
-        int ai = aOff;
-        for (int kk = k0, end = k0 + kc; kk < end; kk++, ai++) {
+        for (int kk = k0, end = k0 + kc; kk < end; kk++) {
+            int ai = aOff + kk - k0;
             int bi = xOff + kOff[kk];
             FloatVector w = FloatVector.broadcast(S, a[ai]);
             c0 = FloatVector.fromArray(S, x, bi).fma(w, c0);
@@ -482,8 +484,8 @@ final class ConvKernels {
             float[] tile) {
         FloatVector z = FloatVector.zero(S);
         FloatVector c0 = z, c1 = z, c2 = z, c3 = z, c4 = z, c5 = z, c6 = z, c7 = z;
-        int ai = aOff;
-        for (int kk = k0, end = k0 + kc; kk < end; kk++, ai++) {
+        for (int kk = k0, end = k0 + kc; kk < end; kk++) {
+            int ai = aOff + kk - k0;
             int bi = xOff + kOff[kk] + j0;
             FloatVector w = FloatVector.broadcast(S, a[ai]);
             c0 = FloatVector.fromArray(S, x, bi).fma(w, c0);
