@@ -65,6 +65,8 @@ final class NcxConv {
     private final int tiles;
     private final int[] kOff;
     private final boolean plain;
+    /** Planes are needed (pixel rows) but equal the source's channel planes: 1x1, stride 1, unpadded, dense. */
+    private final boolean planesAreSource;
     private final int kChunk;
     private final int blocks;
     private final int imagesPerChunk;
@@ -122,6 +124,7 @@ final class NcxConv {
                 / (1 + 32.0 / s.k());
         pixelRows = rows == 6 && rowsUseful > lanesUseful;
         plain = plainCandidate && !pixelRows;
+        planesAreSource = plainCandidate && pixelRows && s.oh() == s.ih() && chanStride == (long) s.ih() * s.iw();
         kChunk = pixelRows ? Math.max(1, Math.min(s.icg(), PANEL_K_BUDGET / taps)) * taps : icChunk * taps;
         for (int c = 0; c < s.icg(); c++) {
             for (int t = 0; t < taps; t++) {
@@ -184,7 +187,16 @@ final class NcxConv {
             int imgs = Math.min(imagesPerChunk, s.n() - img0);
             int first = img0;
             float[] planes = plain ? null : Scratch.get().planes(imgs * imageStride + tileQ + 16);
-            if (!plain) {
+            if (planesAreSource) {
+                // each channel's plane is the source's: one bulk copy per channel, not one call per row
+                forEach(pool, imgs * s.ic(), (from, to) -> {
+                    for (int i = from; i < to; i++) {
+                        long at = (first + i / s.ic()) * s.sN() + i % s.ic() * s.sC();
+                        MemorySegment.copy(src, F, 4L * at, planes, Math.toIntExact((long) i * chanStride),
+                                Math.toIntExact(chanStride));
+                    }
+                });
+            } else if (!plain) {
                 forEach(pool, imgs * s.ic(), (from, to) -> {
                     for (int i = from; i < to; i++) {
                         fillPlanes(src, first + i / s.ic(), i % s.ic(), planes, (long) i * chanStride);
