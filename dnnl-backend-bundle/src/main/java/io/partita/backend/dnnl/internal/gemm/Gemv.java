@@ -8,6 +8,7 @@ import io.partita.backend.dnnl.internal.exec.WorkerPool;
 import io.partita.backend.dnnl.internal.isa.Isa;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorMask;
+import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
@@ -35,7 +36,7 @@ final class Gemv {
     }
 
     /** C[0, :] = A[0, :] x B (+ bias) (+ epilogue), A's row at {@code a}. */
-    static void multiply(StridedRows a, PanelSource b, MemorySegment c, long cOff, float[] bias,
+    static void multiply(StridedRows a, PanelSource b, MemorySegment c, long cOff, float[] bias, boolean relu,
             Sgemm.Epilogue epilogue, WorkerPool pool) {
         int k = b.k();
         float[] x = ROW.get();
@@ -54,7 +55,7 @@ final class Gemv {
         int panels = b.panels();
         WorkerPool.RangeBody body = (p0, p1) -> {
             for (int p = p0; p < p1; p++) {
-                panel(row, b, p, c, cOff, bias, epilogue);
+                panel(row, b, p, c, cOff, bias, relu, epilogue);
             }
         };
         if (pool == null || panels < 2) {
@@ -65,7 +66,7 @@ final class Gemv {
     }
 
     private static void panel(float[] x, PanelSource b, int p, MemorySegment c, long cOff, float[] bias,
-            Sgemm.Epilogue epilogue) {
+            boolean relu, Sgemm.Epilogue epilogue) {
         int k = b.k();
         float[] acc = ACC.get();
         int j0 = p * NR;
@@ -79,6 +80,10 @@ final class Gemv {
         if (bias != null) {
             lo = lo.add(FloatVector.fromArray(S, bias, j0));
             hi = hi.add(FloatVector.fromArray(S, bias, j0 + L));
+        }
+        if (relu) {
+            lo = FloatVector.zero(S).blend(lo, lo.compare(VectorOperators.GT, 0f)); // NaN to 0, as the reference
+            hi = FloatVector.zero(S).blend(hi, hi.compare(VectorOperators.GT, 0f));
         }
         int cols = Math.min(NR, b.n() - j0);
         long o = cOff + 4L * j0;

@@ -5,6 +5,7 @@ import java.nio.ByteOrder;
 
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorMask;
+import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
 import io.partita.backend.dnnl.internal.isa.Isa;
@@ -36,6 +37,7 @@ public final class MicroKernels {
      */
     static final int MR = L == 16 ? 14 : 4;
     private static final ByteOrder ORDER = ByteOrder.nativeOrder();
+    private static final FloatVector ZERO = FloatVector.zero(S);
 
     private MicroKernels() {
     }
@@ -47,31 +49,33 @@ public final class MicroKernels {
      */
     public static void run(float[] ap, int aOff, float[] bp, int bOff, int kc, MemorySegment c, long cOff, long ldcBytes,
             boolean accumulate, int mr, int cols, float[] tile) {
-        run(ap, aOff, bp, bOff, kc, c, cOff, ldcBytes, accumulate, mr, cols, tile, null, 0);
+        run(ap, aOff, bp, bOff, kc, c, cOff, ldcBytes, accumulate, mr, cols, tile, null, 0, false);
     }
 
     /**
      * As above, and where the tile is not accumulated onto C (the first K block), adds
      * {@code bias[biasOff + j]} to column j: a per-column bias costs nothing past the store
-     * (null: none; readable NR floats from {@code biasOff}).
+     * (null: none; readable NR floats from {@code biasOff}); with {@code relu} (on the tile's last
+     * K block) applies ReLU (NaN to 0) to what is stored. Only ReLU: another activation's code is
+     * too large to inline here, and a call would box every vector.
      */
     public static void run(float[] ap, int aOff, float[] bp, int bOff, int kc, MemorySegment c, long cOff, long ldcBytes,
-            boolean accumulate, int mr, int cols, float[] tile, float[] bias, int biasOff) {
+            boolean accumulate, int mr, int cols, float[] tile, float[] bias, int biasOff, boolean relu) {
         if (MR == 4) {
-            k4(ap, aOff, bp, bOff, kc, c, cOff, ldcBytes, accumulate, mr, cols, tile, bias, biasOff);
+            k4(ap, aOff, bp, bOff, kc, c, cOff, ldcBytes, accumulate, mr, cols, tile, bias, biasOff, relu);
         } else if (mr > 8) {
-            k14(ap, aOff, bp, bOff, kc, c, cOff, ldcBytes, accumulate, mr, cols, tile, bias, biasOff);
+            k14(ap, aOff, bp, bOff, kc, c, cOff, ldcBytes, accumulate, mr, cols, tile, bias, biasOff, relu);
         } else if (mr > 4) {
-            k8(ap, aOff, bp, bOff, kc, c, cOff, ldcBytes, accumulate, mr, cols, tile, bias, biasOff);
+            k8(ap, aOff, bp, bOff, kc, c, cOff, ldcBytes, accumulate, mr, cols, tile, bias, biasOff, relu);
         } else {
-            k4(ap, aOff, bp, bOff, kc, c, cOff, ldcBytes, accumulate, mr, cols, tile, bias, biasOff);
+            k4(ap, aOff, bp, bOff, kc, c, cOff, ldcBytes, accumulate, mr, cols, tile, bias, biasOff, relu);
         }
     }
 
     private static void k14(float[] ap, int aOff, float[] bp, int bOff, int kc, MemorySegment c, long cOff,
-            long ldcBytes, boolean accumulate, int mr, int cols, float[] tile, float[] bias, int biasOff) {
+            long ldcBytes, boolean accumulate, int mr, int cols, float[] tile, float[] bias, int biasOff, boolean relu) {
         loop14(ap, aOff, bp, bOff, kc, tile);
-        flush(tile, c, cOff, ldcBytes, accumulate, mr, cols, bias, biasOff);
+        flush(tile, c, cOff, ldcBytes, accumulate, mr, cols, bias, biasOff, relu);
     }
 
     private static void loop14(float[] ap, int aOff, float[] bp, int bOff, int kc, float[] tile) {
@@ -169,9 +173,9 @@ public final class MicroKernels {
     }
 
     private static void k8(float[] ap, int aOff, float[] bp, int bOff, int kc, MemorySegment c, long cOff,
-            long ldcBytes, boolean accumulate, int mr, int cols, float[] tile, float[] bias, int biasOff) {
+            long ldcBytes, boolean accumulate, int mr, int cols, float[] tile, float[] bias, int biasOff, boolean relu) {
         loop8(ap, aOff, bp, bOff, kc, tile);
-        flush(tile, c, cOff, ldcBytes, accumulate, mr, cols, bias, biasOff);
+        flush(tile, c, cOff, ldcBytes, accumulate, mr, cols, bias, biasOff, relu);
     }
 
     private static void loop8(float[] ap, int aOff, float[] bp, int bOff, int kc, float[] tile) {
@@ -233,9 +237,9 @@ public final class MicroKernels {
     }
 
     private static void k4(float[] ap, int aOff, float[] bp, int bOff, int kc, MemorySegment c, long cOff,
-            long ldcBytes, boolean accumulate, int mr, int cols, float[] tile, float[] bias, int biasOff) {
+            long ldcBytes, boolean accumulate, int mr, int cols, float[] tile, float[] bias, int biasOff, boolean relu) {
         loop4(ap, aOff, bp, bOff, kc, tile);
-        flush(tile, c, cOff, ldcBytes, accumulate, mr, cols, bias, biasOff);
+        flush(tile, c, cOff, ldcBytes, accumulate, mr, cols, bias, biasOff, relu);
     }
 
     private static void loop4(float[] ap, int aOff, float[] bp, int bOff, int kc, float[] tile) {
@@ -274,7 +278,7 @@ public final class MicroKernels {
 
     /** Writes (or adds) the first mr rows and cols columns of a tile (rows of NR floats) to C. */
     private static void flush(float[] tile, MemorySegment c, long cOff, long ldcBytes, boolean accumulate, int mr,
-            int cols, float[] bias, int biasOff) {
+            int cols, float[] bias, int biasOff, boolean relu) {
         boolean biased = bias != null && !accumulate;
         for (int r = 0; r < mr; r++) {
             long row = cOff + r * ldcBytes;
@@ -288,11 +292,17 @@ public final class MicroKernels {
                     if (accumulate) {
                         v = v.add(FloatVector.fromMemorySegment(S, c, o, ORDER));
                     }
+                    if (relu) {
+                        v = ZERO.blend(v, v.compare(VectorOperators.GT, 0f)); // NaN to 0, as the reference
+                    }
                     v.intoMemorySegment(c, o, ORDER);
                 } else {
                     VectorMask<Float> mask = S.indexInRange(q, cols);
                     if (accumulate) {
                         v = v.add(FloatVector.fromMemorySegment(S, c, o, ORDER, mask));
+                    }
+                    if (relu) {
+                        v = ZERO.blend(v, v.compare(VectorOperators.GT, 0f)); // NaN to 0, as the reference
                     }
                     v.intoMemorySegment(c, o, ORDER, mask);
                 }

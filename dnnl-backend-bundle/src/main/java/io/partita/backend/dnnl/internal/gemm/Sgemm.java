@@ -54,39 +54,41 @@ public final class Sgemm {
      */
     public static void multiply(MemorySegment a, long aOff, long aRowStride, long aColStride, int m, PanelSource b,
             MemorySegment c, long cOff, long ldc, Epilogue epilogue, WorkerPool pool) {
-        multiply(a, aOff, aRowStride, aColStride, m, b, c, cOff, ldc, null, epilogue, pool);
+        multiply(a, aOff, aRowStride, aColStride, m, b, c, cOff, ldc, null, false, epilogue, pool);
     }
 
     /**
-     * As above, with C = A x B + bias (one value per column, added as each tile is first stored;
-     * null for none; at least {@code b.panels() * NR} floats) before the epilogue.
+     * As above, with C = A x B + bias, then ReLU if {@code relu}, before the epilogue: bias has one
+     * value per column (at least {@code b.panels() * NR} floats; null for none), added as each tile
+     * is first stored; ReLU applies as each tile is last stored (its final K block).
      */
     public static void multiply(MemorySegment a, long aOff, long aRowStride, long aColStride, int m, PanelSource b,
-            MemorySegment c, long cOff, long ldc, float[] bias, Epilogue epilogue, WorkerPool pool) {
-        multiply(new StridedRows(a, aOff, aRowStride, aColStride, m, b.k()), b, c, cOff, ldc, bias, epilogue, pool);
+            MemorySegment c, long cOff, long ldc, float[] bias, boolean relu, Epilogue epilogue, WorkerPool pool) {
+        multiply(new StridedRows(a, aOff, aRowStride, aColStride, m, b.k()), b, c, cOff, ldc, bias, relu, epilogue,
+                pool);
     }
 
     /** Computes C = A x B (+ epilogue) for any row and panel sources. */
     public static void multiply(RowSource a, PanelSource b, MemorySegment c, long cOff, long ldc, Epilogue epilogue,
             WorkerPool pool) {
-        multiply(a, b, c, cOff, ldc, null, epilogue, pool);
+        multiply(a, b, c, cOff, ldc, null, false, epilogue, pool);
     }
 
-    /** Computes C = A x B (+ bias per column) (+ epilogue) for any row and panel sources. */
+    /** Computes C = A x B + bias per column, ReLU if asked (+ epilogue), for any row and panel sources. */
     public static void multiply(RowSource a, PanelSource b, MemorySegment c, long cOff, long ldc, float[] bias,
-            Epilogue epilogue, WorkerPool pool) {
+            boolean relu, Epilogue epilogue, WorkerPool pool) {
         int m = a.m();
         if (m == 0 || b.n() == 0) {
             return;
         }
         if (m == 1 && a instanceof StridedRows row) {
-            Gemv.multiply(row, b, c, cOff, bias, epilogue, pool); // memory-bound: its own kernel
+            Gemv.multiply(row, b, c, cOff, bias, relu, epilogue, pool); // memory-bound: its own kernel
             return;
         }
         int panels = b.panels();
         int groups = (m + MR - 1) / MR;
         int threads = pool == null ? 1 : pool.threads();
-        Job job = new Job(a, m, b, c, cOff, ldc, bias, epilogue);
+        Job job = new Job(a, m, b, c, cOff, ldc, bias, relu, epilogue);
         if (threads == 1) {
             job.run(0, m, 0, panels, null);
         } else if (groups >= threads * ROW_SPLIT_GROUPS || panels < threads || m > MC_MAX) {
@@ -139,7 +141,7 @@ public final class Sgemm {
 
     /** One multiplication's operands, shared by the threads working on it. */
     private record Job(RowSource a, int m, PanelSource b, MemorySegment c, long cOff, long ldc, float[] bias,
-            Epilogue epilogue) {
+            boolean relu, Epilogue epilogue) {
 
         /**
          * Rows [i0, i1) x panels [p0, p1), row block by row block. A row block is packed for all of K
@@ -192,13 +194,14 @@ public final class Sgemm {
             float[] bp = b.panel(p, k0, kc, s.b(kc));
             int bOff = b.offset(p, k0);
             boolean accumulate = k0 > 0;
+            boolean last = relu && k0 + kc == b.k();
             long ldcBytes = 4L * ldc;
             for (int g = 0; g * MR < rows; g++) {
                 int gr = r0 + g * MR;
                 int mr = Math.min(MR, r0 + rows - gr);
                 long cTile = cOff + 4L * ((long) gr * ldc + j0);
                 MicroKernels.run(ap, apOff + g * kc * MR, bp, bOff, kc, c, cTile, ldcBytes, accumulate, mr, cols, s.tile, bias,
-                        j0);
+                        j0, last);
             }
         }
     }

@@ -61,13 +61,18 @@ public final class MatMulPrimitive implements Primitive {
      * second pass over C. {@link #tail} is the rest of the chain, run as the epilogue.
      */
     private final int biasOperand;
+    private final boolean relu;
     private final PostOpChain tail;
 
     public MatMulPrimitive(Desc d) {
         this.d = d;
         this.biasOperand = columnBias(d.post, d.dst);
-        this.tail = biasOperand < 0 ? d.post
+        PostOpChain rest = biasOperand < 0 ? d.post
                 : new PostOpChain(d.dst.dims(), d.post.steps().subList(1, d.post.steps().size()));
+        // a lone ReLU after it is applied as the tiles are last stored, too
+        this.relu = rest.steps().size() == 1 && rest.steps().get(0) instanceof PostOpChain.Act a
+                && a.activation().kind() == OpKind.ReLU;
+        this.tail = relu ? PostOpChain.EMPTY : rest;
         long[] ad = d.src.dims();
         long[] as = d.src.strides();
         long[] bd = d.weights.dims();
@@ -128,8 +133,8 @@ public final class MatMulPrimitive implements Primitive {
                             : perBatch != null ? perBatch[0] : packAt(inv, bIdx);
                     long aOff = 4L * Strided.batchOffset(bi, outBatch, aBatchDims, aBatchStrides);
                     long cOff = 4L * bi * m * n;
-                    Sgemm.multiply(a, aOff, aRowStride, aColStride, m, pb, c, cOff, n, bias,
-                            post == null ? null : post.asEpilogue(bi * m * n, n), perItem ? null : pool);
+                    Sgemm.multiply(a, aOff, aRowStride, aColStride, m, pb, c, cOff, n, bias, relu,
+                            post == null ? null : epilogue(post, bi * m * n, n), perItem ? null : pool);
                 }
             };
             if (perItem && pool != null) {
@@ -180,6 +185,11 @@ public final class MatMulPrimitive implements Primitive {
 
     /** Per calling thread: an execution's bias values (read by the pool's threads while the caller waits). */
     private static final ThreadLocal<float[]> BIAS = ThreadLocal.withInitial(() -> new float[0]);
+
+    /** The rest of the chain as a GEMM epilogue: GEMM row r, column j is output flat index {@code flatBase + r * rowLength + j}. */
+    private static Sgemm.Epilogue epilogue(PostOpChain.Bound post, long flatBase, long rowLength) {
+        return (seg, rowOff, row, col, cols) -> post.apply(seg, rowOff + 4L * col, flatBase + row * rowLength + col, cols);
+    }
 
     /** Which packed weight matrix output batch item bi uses. */
     private int matrixIndex(long bi) {

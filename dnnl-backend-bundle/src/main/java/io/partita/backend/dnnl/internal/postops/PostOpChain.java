@@ -6,7 +6,6 @@ import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.List;
 
-import io.partita.backend.dnnl.internal.gemm.Sgemm;
 import io.partita.graph.OpKind;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorMask;
@@ -221,10 +220,6 @@ public final class PostOpChain {
             return off;
         }
 
-        /** As a GEMM epilogue: GEMM row r, column j is output flat index {@code flatBase + r * rowLength + j}. */
-        public Sgemm.Epilogue asEpilogue(long flatBase, long rowLength) {
-            return (c, rowOff, row, col, cols) -> apply(c, rowOff + 4L * col, flatBase + row * rowLength + col, cols);
-        }
     }
 
     static FloatVector binary(OpKind kind, FloatVector a, FloatVector b) {

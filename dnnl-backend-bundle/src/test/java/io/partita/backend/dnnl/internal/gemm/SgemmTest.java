@@ -96,10 +96,14 @@ class SgemmTest {
         return v;
     }
 
-    /** A per-column bias is added exactly once (K spans blocks) before the epilogue, one row or many. */
-    @ParameterizedTest(name = "{0}x{1}x{2} threads={3}")
-    @CsvSource({"1,2100,70,2", "1,5,33,1", "20,1500,65,2", "3,10,31,1", "1,1024,1024,2"})
-    void addsTheColumnBiasOnce(int m, int k, int n, int threads) {
+    /**
+     * A per-column bias is added exactly once and an activation applied once, to the final sum (K
+     * spans blocks), before the epilogue; one row or many.
+     */
+    @ParameterizedTest(name = "{0}x{1}x{2} threads={3} relu={4}")
+    @CsvSource({"1,2100,70,2,false", "1,5,33,1,true", "20,1500,65,2,true", "3,10,31,1,false", "1,1024,1024,2,true",
+        "40,2500,40,2,true"})
+    void addsTheColumnBiasOnceAndActivatesTheFinalSum(int m, int k, int n, int threads, boolean relu) {
         try (Arena arena = Arena.ofShared()) {
             Operands o = new Operands(arena, m, k, n, new SplittableRandom(m * 13L + k + n));
             MemorySegment a = o.a;
@@ -111,7 +115,7 @@ class SgemmTest {
             for (int j = 0; j < n; j++) {
                 bias[j] = j - n / 2f;
             }
-            Sgemm.multiply(a, 0, k, 1, m, PackedB.pack(b, 0, n, 1, k, n), c, 0, n, bias,
+            Sgemm.multiply(a, 0, k, 1, m, PackedB.pack(b, 0, n, 1, k, n), c, 0, n, bias, relu,
                     (seg, rowOff, row, col, cols) -> {
                         for (int j = 0; j < cols; j++) { // epilogue after the bias: doubles
                             seg.set(F, rowOff + 4L * (col + j), 2 * seg.get(F, rowOff + 4L * (col + j)));
@@ -123,7 +127,8 @@ class SgemmTest {
                     for (int kk = 0; kk < k; kk++) {
                         s += (double) av[i * k + kk] * bv[kk * n + j];
                     }
-                    assertEquals(2 * s, c.get(F, 4L * (i * n + j)), 2e-4 * (1 + Math.abs(s)) + 2e-5 * k,
+                    double v = relu ? Math.max(s, 0) : s;
+                    assertEquals(2 * v, c.get(F, 4L * (i * n + j)), 2e-4 * (1 + Math.abs(s)) + 2e-5 * k,
                             "C(" + i + "," + j + ")");
                 }
             }
