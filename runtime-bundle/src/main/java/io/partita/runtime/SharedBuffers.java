@@ -86,15 +86,6 @@ final class SharedBuffers {
         }
     }
 
-    /** Bytes of all blocks. */
-    long bytes() {
-        long n = 0;
-        for (Block b : blocks) {
-            n += b.memory.byteSize();
-        }
-        return n;
-    }
-
     int count() {
         return blocks.size();
     }

@@ -54,8 +54,10 @@ final class Gemv {
         float[] row = x;
         int panels = b.panels();
         WorkerPool.RangeBody body = (p0, p1) -> {
+            float[] acc = ACC.get(); // this thread's, once per range
+            float[] scratch = scratch(Math.min(Sgemm.KC, b.k()));
             for (int p = p0; p < p1; p++) {
-                panel(row, b, p, c, cOff, bias, relu, epilogue);
+                panel(row, b, p, c, cOff, bias, relu, epilogue, acc, scratch);
             }
         };
         if (pool == null || panels < 2) {
@@ -66,13 +68,12 @@ final class Gemv {
     }
 
     private static void panel(float[] x, PanelSource b, int p, MemorySegment c, long cOff, float[] bias,
-            boolean relu, Sgemm.Epilogue epilogue) {
+            boolean relu, Sgemm.Epilogue epilogue, float[] acc, float[] scratch) {
         int k = b.k();
-        float[] acc = ACC.get();
         int j0 = p * NR;
         for (int k0 = 0; k0 < k; k0 += Sgemm.KC) {
             int kc = Math.min(Sgemm.KC, k - k0);
-            float[] bp = b.panel(p, k0, kc, scratch(kc));
+            float[] bp = b.panel(p, k0, kc, scratch);
             dot(x, k0, bp, b.offset(p, k0), kc, acc, k0 > 0);
         }
         FloatVector lo = FloatVector.fromArray(S, acc, 0);

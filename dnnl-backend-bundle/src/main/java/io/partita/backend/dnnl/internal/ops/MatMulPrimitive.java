@@ -1,5 +1,7 @@
 package io.partita.backend.dnnl.internal.ops;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 
 import io.partita.backend.dnnl.internal.exec.WorkerPool;
@@ -115,7 +117,7 @@ public final class MatMulPrimitive implements Primitive {
     public void execute(Invocation inv) {
         var a = inv.in(d.srcInput);
         var c = inv.out(0);
-        java.lang.foreign.MemorySegment[] operands = inv.operands(d.postInputs);
+        MemorySegment[] operands = inv.operands(d.postInputs);
         PostOpChain.Bound post = tail.isEmpty() ? null : tail.bind(operands);
         float[] bias = biasOperand < 0 ? null : readBias(operands[biasOperand]);
         Lease lease = d.weightsConstant ? inv.constant(d.weightsInput, "packed-panels",
@@ -171,15 +173,15 @@ public final class MatMulPrimitive implements Primitive {
     }
 
     /** The bias's n values, padded with zeros to whole panels (the kernels read a panel's width). */
-    private float[] readBias(java.lang.foreign.MemorySegment seg) {
+    private float[] readBias(MemorySegment seg) {
         int padded = (n + Sgemm.NR - 1) / Sgemm.NR * Sgemm.NR;
         float[] v = BIAS.get();
         if (v.length < padded) {
             v = new float[padded];
             BIAS.set(v);
         }
-        java.lang.foreign.MemorySegment.copy(seg, java.lang.foreign.ValueLayout.JAVA_FLOAT_UNALIGNED, 0, v, 0, n);
-        java.util.Arrays.fill(v, n, padded, 0f);
+        MemorySegment.copy(seg, ValueLayout.JAVA_FLOAT_UNALIGNED, 0, v, 0, n);
+        Arrays.fill(v, n, padded, 0f);
         return v;
     }
 
