@@ -36,6 +36,26 @@ public interface Kernel {
     }
 
     /**
+     * This kernel's call over these very tensors, prepared for being run again and again (a compiled
+     * graph's memoized plan runs it for partitions whose tensors all belong to the plan). A backend
+     * binds here what it would otherwise work out on every {@link #execute} (which threads may touch
+     * the memory, argument blocks); the runtime has already validated the tensors and keeps them alive
+     * and unchanged while the call is in use. The default prepares nothing.
+     */
+    default Call prepare(List<Tensor> inputs, List<Tensor> outputs) {
+        List<Tensor> in = List.copyOf(inputs);
+        List<Tensor> out = List.copyOf(outputs);
+        return stream -> execute(stream, in, out);
+    }
+
+    /** A prepared call of a kernel over fixed tensors; run by one thread at a time. */
+    @FunctionalInterface
+    @ConsumerType
+    interface Call {
+        void run(Stream stream);
+    }
+
+    /**
      * The compiled code as blobs for {@link Backend#compileFromBlobs} (generated class files, program
      * binaries), or empty when there is nothing worth persisting. The runtime seals and stores them.
      */

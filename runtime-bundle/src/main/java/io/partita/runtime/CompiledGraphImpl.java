@@ -23,6 +23,7 @@ import io.partita.graph.PartitionPolicy;
 import io.partita.graph.PropertyType;
 import io.partita.graph.Stream;
 import io.partita.graph.Tensor;
+import io.partita.spi.Kernel;
 
 /**
  * A whole graph compiled partition by partition. Graph outputs (and constant intermediates) get a
@@ -82,6 +83,11 @@ final class CompiledGraphImpl implements CompiledGraph {
         int[] resultSlots;
         /** The distinct backends of the partitions, entered once per replay (not once per partition). */
         BackendHandle[] handles;
+        /**
+         * Per partition, its kernel's prepared call when every tensor it touches is the plan's own
+         * (the static body, bound once); null for partitions reading a caller's input (the per-call head).
+         */
+        Kernel.Call[] calls;
     }
 
     CompiledGraphImpl(GraphImpl graph, PartitionPolicy policy, Engine engine, MemoryBudget budget) {
@@ -299,6 +305,10 @@ final class CompiledGraphImpl implements CompiledGraph {
         // Each backend is entered once for the whole call: one that goes meanwhile drops its
         // cached constants only after the call, and a gone one fails the call before it starts.
         BackendHandle[] handles = p.handles;
+        if (p.calls == null) {
+            p.calls = prepare(p);
+        }
+        Kernel.Call[] calls = p.calls;
         int entered = 0;
         try {
             for (BackendHandle h : handles) {
@@ -308,7 +318,11 @@ final class CompiledGraphImpl implements CompiledGraph {
                 }
                 entered++;
             }
-            for (int s = 0; s < p.partitions.size(); s++) {
+            for (int s = 0; s < calls.length; s++) {
+                if (calls[s] != null) {
+                    calls[s].run(stream);
+                    continue;
+                }
                 Tensor[] template = p.ins.get(s);
                 int[] slots = p.inputSlots.get(s);
                 Tensor[] ins = new Tensor[template.length];
@@ -327,6 +341,17 @@ final class CompiledGraphImpl implements CompiledGraph {
             result.put(p.resultIds[o], p.results[o] != null ? p.results[o] : args[p.resultSlots[o]]);
         }
         return result;
+    }
+
+    private static Kernel.Call[] prepare(Plan p) {
+        Kernel.Call[] calls = new Kernel.Call[p.partitions.size()];
+        for (int s = 0; s < calls.length; s++) {
+            List<Tensor> ins = java.util.Arrays.asList(p.ins.get(s));
+            if (!ins.contains(null)) {
+                calls[s] = p.partitions.get(s).prepareEntered(ins, p.outs.get(s));
+            }
+        }
+        return calls;
     }
 
     /** Plans and runs one call; with {@code record} non-null, records the plan into it. */

@@ -276,6 +276,18 @@ final class CompiledPartitionImpl implements CompiledPartition {
         kernel.execute(stream, inputs, outputs);
     }
 
+    /**
+     * A replay's call over tensors the plan owns, prepared by the kernel once (run while the caller
+     * holds the backend entered, as {@link #executeEntered}).
+     */
+    Kernel.Call prepareEntered(List<Tensor> inputs, List<Tensor> outputs) {
+        Kernel.Call call = kernel.prepare(inputs, outputs);
+        return stream -> {
+            backend.executed();
+            call.run(stream);
+        };
+    }
+
     @Override
     public String toString() {
         return "CompiledPartition " + partition.id() + " [" + backend.id() + ", " + request.pattern() + "]";

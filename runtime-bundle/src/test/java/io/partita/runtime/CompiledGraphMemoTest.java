@@ -96,6 +96,44 @@ class CompiledGraphMemoTest {
         }
     }
 
+    /**
+     * The static body: partitions whose tensors all belong to the plan run the call their kernel
+     * prepared once per recording; the one reading the caller's input (the head) executes per call.
+     */
+    @Test
+    void aReplayRunsThePreparedCallsOfThePlansOwnPartitions() {
+        io.partita.testing.TestBackend ops = io.partita.testing.TestBackend.opByOp("ops", 10);
+        RuntimeCore core = new RuntimeCore(new io.partita.cache.internal.CacheManagerImpl(Map.of()));
+        core.addBackend(ops, 100);
+        Graph g = core.createGraph(EngineKind.CPU);
+        g.add(Op.builder(0, OpKind.ReLU).input(f32(0, 3, 4)).output(f32(1, 3, 4)).build());
+        g.add(Op.builder(1, OpKind.Tanh).input(f32(1, 3, 4)).output(f32(2, 3, 4)).build());
+        g.add(Op.builder(2, OpKind.Abs).input(f32(2, 3, 4)).output(f32(3, 3, 4)).build());
+        g.finalizeGraph();
+        try (Arena arena = Arena.ofShared();
+                CompiledGraphImpl cg = (CompiledGraphImpl) core.compile(g, PartitionPolicy.FUSION, CPU)) {
+            assertEquals(3, cg.steps().size());
+            Tensor a = input(arena, 3, 0);
+            Stream s = new Stream(CPU);
+            for (int call = 0; call < 4; call++) {
+                a.copyFrom(new float[] {call, -1, 2, -2, 3, -3, 4, -4, 5, -5, 6, -call}); // same buffer, new values
+                double[] want = expected(a);
+                assertArrayEquals(want, cg.execute(s, Map.of(0L, a)).get(3L).toDoubleArray(), 1e-6, "call " + call);
+            }
+            assertEquals(1, cg.memo().misses());
+            assertEquals(2, ops.prepares.get(), "Tanh and Abs prepared once, ReLU reads the caller's input");
+            assertEquals(6, ops.preparedRuns.get(), "three replays of two prepared calls");
+            assertEquals(12, ops.executions.get(), "every partition ran on every call");
+            Tensor b = input(arena, 3, 1); // another buffer: a new recording prepares its own calls
+            assertArrayEquals(expected(b), cg.execute(s, Map.of(0L, b)).get(3L).toDoubleArray(), 1e-6);
+            assertArrayEquals(expected(b), cg.execute(s, Map.of(0L, b)).get(3L).toDoubleArray(), 1e-6);
+            assertEquals(4, ops.prepares.get());
+            CaptureMemo.setEnabled(false); // planning every call prepares nothing
+            assertArrayEquals(expected(b), cg.execute(s, Map.of(0L, b)).get(3L).toDoubleArray(), 1e-6);
+            assertEquals(4, ops.prepares.get());
+        }
+    }
+
     @Test
     void aShapeChangeRecordsAgain() {
         try (Arena arena = Arena.ofShared(); CompiledGraphImpl cg = chain(DYNAMIC_DIM)) {

@@ -27,6 +27,9 @@ public final class TestBackend implements Backend {
     private final BiFunction<GraphView, PartitionPolicy, List<Claim>> claims;
     public final AtomicInteger compiles = new AtomicInteger();
     public final AtomicInteger executions = new AtomicInteger();
+    /** Calls prepared by a compiled graph's memoized plan, and runs of them (also counted as executions). */
+    public final AtomicInteger prepares = new AtomicInteger();
+    public final AtomicInteger preparedRuns = new AtomicInteger();
     private final ReferenceBackend delegate = new ReferenceBackend();
 
     public TestBackend(String id, int rank, BiFunction<GraphView, PartitionPolicy, List<Claim>> claims) {
@@ -80,9 +83,36 @@ public final class TestBackend implements Backend {
     public Kernel compile(CompileRequest request) {
         compiles.incrementAndGet();
         Kernel k = delegate.compile(request);
-        return (stream, inputs, outputs) -> {
-            executions.incrementAndGet();
-            k.execute(stream, inputs, outputs);
+        return new Kernel() {
+            @Override
+            public void execute(io.partita.graph.Stream stream, List<io.partita.graph.Tensor> inputs,
+                    List<io.partita.graph.Tensor> outputs) {
+                executions.incrementAndGet();
+                k.execute(stream, inputs, outputs);
+            }
+
+            @Override
+            public Call prepare(List<io.partita.graph.Tensor> inputs, List<io.partita.graph.Tensor> outputs) {
+                prepares.incrementAndGet();
+                Call c = Kernel.super.prepare(inputs, outputs);
+                return stream -> {
+                    preparedRuns.incrementAndGet();
+                    c.run(stream);
+                };
+            }
         };
+    }
+
+    /** Claims every op as a partition of its own (under any policy). */
+    public static TestBackend opByOp(String id, int rank) {
+        return new TestBackend(id, rank, (g, policy) -> {
+            List<Claim> out = new ArrayList<>();
+            for (Op op : g.ops()) {
+                if (!g.isClaimed(op.id())) {
+                    out.add(Claim.of("single", op.id()));
+                }
+            }
+            return out;
+        });
     }
 }

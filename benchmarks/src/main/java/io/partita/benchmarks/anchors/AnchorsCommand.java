@@ -173,7 +173,7 @@ public final class AnchorsCommand {
             }
         }
         if (contSel.isEmpty()) {
-            contSel.addAll(Contenders.all().keySet());
+            contSel.addAll(Contenders.defaults());
         }
         for (String s : contSel) {
             Contenders.factory(s); // fails on unknown names
@@ -453,6 +453,12 @@ public final class AnchorsCommand {
                             other, p / Double.parseDouble(o.get("gflops"))));
                 }
             }
+            Map<String, String> gpu = row.get(Contenders.GPU);
+            if (gpu != null) {
+                // the device against the CPU backend it would replace
+                ratios.append(ratios.isEmpty() ? "" : " ").append(String.format(Locale.ROOT, "ratio_gpu_vs_dnnl=%.3f",
+                        Double.parseDouble(gpu.get("gflops")) / p));
+            }
             if (!ratios.isEmpty()) {
                 cells.add(ratios.toString());
             }
@@ -578,6 +584,8 @@ public final class AnchorsCommand {
         Files.createDirectories(cacheDir);
         ProcessBuilder pb = new ProcessBuilder(childCommand(contender, c.name(), mode, outputFile));
         pb.environment().put("OMP_NUM_THREADS", Integer.toString(threads));
+        // PoCL's CPU device (the gpu contender here) runs its kernels on this many threads
+        pb.environment().put("POCL_MAX_PTHREAD_COUNT", Integer.toString(threads));
         if (onednnMaxIsa != null) {
             // Read by oneDNN at its first primitive; the other contenders ignore it.
             pb.environment().put("ONEDNN_MAX_CPU_ISA", onednnMaxIsa);

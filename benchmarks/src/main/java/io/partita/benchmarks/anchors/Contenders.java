@@ -17,6 +17,12 @@ public final class Contenders {
     public static final String PARTITA = "partita";
     public static final String ONEDNN = "onednn";
     public static final String ORT = "ort";
+    /**
+     * Partita's gpu backend on OpenCL device gpu.0 (PoCL's CPU device here): on request only, since it
+     * needs an OpenCL driver; its lines get {@code ratio_gpu_vs_dnnl} (its throughput over the
+     * DNNL-style backend's on the CPU).
+     */
+    public static final String GPU = "gpu";
 
     private static final Map<String, Contender.Factory> REGISTRY;
 
@@ -25,7 +31,13 @@ public final class Contenders {
         m.put(PARTITA, PartitaContender::new);
         m.put(ONEDNN, OneDnnContender::new);
         m.put(ORT, OrtContender::new);
+        m.put(GPU, PartitaContender::gpu);
         REGISTRY = Collections.unmodifiableMap(m);
+    }
+
+    /** The contenders {@code anchors} runs when {@code --contenders} is not given. */
+    public static java.util.List<String> defaults() {
+        return java.util.List.of(PARTITA, ONEDNN, ORT);
     }
 
     private Contenders() {
@@ -39,10 +51,10 @@ public final class Contenders {
     /**
      * Whether contender {@code name} runs case {@code c}: the onednn contender builds its primitives
      * per op kind and has no model importer, so it skips the network cases (their lines carry only
-     * {@code ratio_vs_ort}).
+     * {@code ratio_vs_ort}), nor does the gpu contender (single-op cases only).
      */
     public static boolean runs(String name, Case c) {
-        return !(name.equals(ONEDNN) && c instanceof Case.Network);
+        return !((name.equals(ONEDNN) || name.equals(GPU)) && c instanceof Case.Network);
     }
 
     /** The factory registered under {@code name}. */

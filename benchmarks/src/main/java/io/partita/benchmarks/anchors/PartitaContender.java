@@ -39,8 +39,10 @@ import io.partita.graph.Tensor;
 public final class PartitaContender implements Contender {
     private final int threads;
     private final Arena arena = Arena.ofShared();
-    private final Engine engine = Engine.cpu();
-    private final Stream stream = new Stream(engine);
+    /** The engine the case runs on; its backend must claim every op of a single-op case. */
+    private final Engine engine;
+    private final String backend;
+    private final Stream stream;
     private final Map<Long, Tensor> inputs = new LinkedHashMap<>();
     private GraphRuntime runtime;
     private CompiledGraph compiled;
@@ -49,18 +51,36 @@ public final class PartitaContender implements Contender {
     private boolean network;
     private String partitions = "";
 
+    /** On the CPU: the DNNL-style backend. */
     public PartitaContender(int threads) {
+        this(threads, Engine.cpu(), "dnnl");
+    }
+
+    /**
+     * On the OpenCL device gpu.0 (the {@code gpu} contender): the gpu backend must claim every op;
+     * the device's own threads are the driver's (PoCL's are set by the harness through
+     * {@code POCL_MAX_PTHREAD_COUNT}).
+     */
+    public static PartitaContender gpu(int threads) {
+        return new PartitaContender(threads, new Engine(EngineKind.GPU, 0), "gpu");
+    }
+
+    private PartitaContender(int threads, Engine engine, String backend) {
         this.threads = threads;
+        this.engine = engine;
+        this.backend = backend;
+        this.stream = new Stream(engine);
     }
 
     @Override
     public String name() {
-        return Contenders.PARTITA;
+        return engine.kind() == EngineKind.GPU ? Contenders.GPU : Contenders.PARTITA;
     }
 
     @Override
     public String describe() {
-        return "Partita " + (network ? "ONNX import, all backends (partita run's path)" : "DNNL-style backend")
+        return "Partita " + (network ? "ONNX import, all backends (partita run's path)"
+                : engine.kind() == EngineKind.GPU ? "gpu backend on gpu.0 (OpenCL, JOCL)" : "DNNL-style backend")
                 + " (Java " + Runtime.version() + ", Vector API), threads " + threads + (partitions.isEmpty() ? "" : ", partitions " + partitions);
     }
 
@@ -72,7 +92,7 @@ public final class PartitaContender implements Contender {
             network(net);
             return;
         }
-        Graph g = runtime.createGraph(EngineKind.CPU);
+        Graph g = runtime.createGraph(engine.kind());
         outId = switch (c) {
             case Case.MatMul mm -> matmul(g, mm);
             case Case.Conv conv -> conv(g, conv);
@@ -83,8 +103,8 @@ public final class PartitaContender implements Contender {
         List<Partition> parts = g.partitions(PartitionPolicy.FUSION);
         partitions = String.join(" ", parts.stream().map(p -> p.backendId() + ":" + p.pattern()).toList());
         for (Partition p : parts) {
-            if (!p.backendId().equals("dnnl")) {
-                throw new IllegalStateException("the dnnl backend did not claim partition " + p.id() + " (" + p.pattern()
+            if (!p.backendId().equals(backend)) {
+                throw new IllegalStateException("the " + backend + " backend did not claim partition " + p.id() + " (" + p.pattern()
                         + ", " + p.backendId() + "): not measuring the reference backend");
             }
         }

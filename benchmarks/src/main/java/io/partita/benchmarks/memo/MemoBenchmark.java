@@ -44,14 +44,21 @@ import io.partita.testkit.check.RandomInputs;
  * on the CPU backends: the kernels are tiny, so time per call is nearly all host overhead.
  * </ul>
  *
- * Each prints {@code ratio_memo=X}: median host time per call unmemoized over memoized.
+ * Each prints {@code ratio_memo=X}: median host time per call unmemoized over memoized. The gpu case
+ * also prints the device's floor ({@link JoclFloor}: the same launches in plain JOCL, no Partita code)
+ * and {@code ratio_memo_bound}, the unmemoized time over that floor: the most any memoization could give there.
  * Arguments: {@code [gpu|cpu|both] [calls per block, default 300 on gpu and 3000 on cpu] [blocks,
- * default 10]}; three blocks of each path warm up first. {@code -Dmemo.gpu.n=N} sets the gpu
+ * default 10]}; both paths warm up first, in alternating blocks, for at least 3 s and until the backends'
+ * background warm-up threads have ended (measuring while the JIT is still busy gave memoized times 3-5x
+ * the settled ones). {@code -Dmemo.gpu.n=N} sets the gpu
  * MatMuls' size (default 64).
  */
 public final class MemoBenchmark {
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
     private static final int CHAIN = 24;
+    /** Shortest warm-up, and the longest wait for the backends' warm-up threads. */
+    private static final long WARMUP_MS = 3_000;
+    private static final long WARMUP_CAP_MS = 60_000;
 
     private MemoBenchmark() {
     }
@@ -83,8 +90,12 @@ public final class MemoBenchmark {
             x = y;
         }
         g.finalizeGraph();
-        run("gpu", rt, g, PartitionPolicy.FUSION, e, calls, blocks, true);
+        double unmemoized = run("gpu", rt, g, PartitionPolicy.FUSION, e, calls, blocks, true);
         gpu.close();
+        double floor = JoclFloor.medianNanos(n, CHAIN, calls);
+        System.out.println(String.format(Locale.ROOT, "memo gpu floor: plain JOCL, one write, %d pre-bound launches"
+                + " and one read: host cpu time %.1f us per call (median of %d)  floor_us=%.1f"
+                + "  ratio_memo_bound=%.2f", CHAIN, floor / 1e3, calls, floor / 1e3, unmemoized / floor));
     }
 
     private static void cpu(int calls, int blocks) {
@@ -103,7 +114,8 @@ public final class MemoBenchmark {
         run("cpu", rt, g, PartitionPolicy.DEBUG, e, calls, blocks, false);
     }
 
-    private static void run(String name, GraphRuntime rt, Graph g, PartitionPolicy policy, Engine e, int calls,
+    /** Prints the figures; returns the unmemoized median host time per call (ns). */
+    private static double run(String name, GraphRuntime rt, Graph g, PartitionPolicy policy, Engine e, int calls,
             int blocks, boolean cpuTime) {
         List<Partition> parts = g.partitions(policy);
         String shape = parts.size() == 1 ? parts.get(0).pattern() + " (" + parts.get(0).backendId() + ")"
@@ -116,10 +128,18 @@ public final class MemoBenchmark {
             double[] on = new double[blocks * calls];
             double[] offWall = new double[blocks * calls];
             double[] onWall = new double[blocks * calls];
-            for (boolean memo : new boolean[] {false, true}) { // warm-up of both paths
-                CaptureMemo.setEnabled(memo);
-                block(cg, s, in, 3 * calls, null, null, 0, cpuTime);
-            }
+            // Warm-up of both paths until the JIT has settled: at least WARMUP_MS, and until the backends'
+            // own warm-up threads (which compete for the two cores and the compiler queue) have ended.
+            long warmStart = System.nanoTime();
+            int warmBlocks = 0;
+            do {
+                for (boolean memo : new boolean[] {false, true}) {
+                    CaptureMemo.setEnabled(memo);
+                    block(cg, s, in, calls, null, null, 0, cpuTime);
+                }
+                warmBlocks++;
+            } while (warmBlocks < 3 || (System.nanoTime() - warmStart < WARMUP_MS * 1_000_000L
+                    || backendWarmupRunning()) && System.nanoTime() - warmStart < WARMUP_CAP_MS * 1_000_000L);
             for (int b = 0; b < blocks; b++) {
                 CaptureMemo.setEnabled(false);
                 block(cg, s, in, calls, off, offWall, b * calls, cpuTime);
@@ -133,9 +153,15 @@ public final class MemoBenchmark {
                             + " (wall %.1f / %.1f us)  ratio_memo=%.2f",
                     name, shape, CHAIN, cpuTime ? "cpu time" : "time", blocks * calls, mOff / 1e3, mOn / 1e3,
                     median(offWall) / 1e3, median(onWall) / 1e3, mOff / mOn));
+            return mOff;
         } finally {
             CaptureMemo.setEnabled(was);
         }
+    }
+
+    /** Whether a backend's background warm-up thread (named {@code *-warmup}) is still running. */
+    private static boolean backendWarmupRunning() {
+        return Thread.getAllStackTraces().keySet().stream().anyMatch(t -> t.getName().endsWith("-warmup") && t.isAlive());
     }
 
     private static void block(CompiledGraph cg, Stream s, Map<Long, Tensor> in, int calls, double[] host,

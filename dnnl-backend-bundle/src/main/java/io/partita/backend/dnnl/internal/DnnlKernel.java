@@ -65,6 +65,23 @@ final class DnnlKernel implements Kernel {
                 request.engine().index()));
     }
 
+    /**
+     * Bound once for a memoized plan: which threads may touch the memory and the invocation (with
+     * its constant lookup) do not change while the tensors stay the same, so a replay only runs the
+     * primitive.
+     */
+    @Override
+    public Call prepare(List<Tensor> in, List<Tensor> out) {
+        if (relay != null) {
+            return Kernel.super.prepare(in, out);
+        }
+        List<Tensor> ins = List.copyOf(in);
+        WorkerPool pool = Kernel.sharedAcrossThreads(ins, out) ? backend.pool(engineIndex) : null;
+        Invocation inv = new Invocation(ins, List.copyOf(out), pool,
+                (input, form, bytes, producer) -> constant(ins, input, form, bytes, producer));
+        return stream -> primitive.execute(inv);
+    }
+
     @Override
     public void execute(Stream stream, List<Tensor> in, List<Tensor> out) {
         WorkerPool pool = Kernel.sharedAcrossThreads(in, out) ? backend.pool(engineIndex) : null;

@@ -43,34 +43,79 @@ public record Activation(OpKind kind, float alpha, float beta, boolean tanhGelu)
         return new Activation(OpKind.Sigmoid, 1f, 0, false);
     }
 
-    /** Applies to one vector. */
+    /**
+     * Applies to one vector. Kept a small dispatcher of one call per kind: the JIT inlines a hot method
+     * only under 325 bytecodes, and a vector passed to a method that is not inlined is boxed on the heap
+     * (at 421 bytes, with every formula in the switch, this method was never inlined into the store loops
+     * and sometimes stayed in C1 code, where each vector operation runs its Java fallback).
+     */
     public FloatVector apply(FloatVector x) {
         return switch (kind) {
-            case ReLU -> FloatVector.zero(S).blend(x, x.compare(VectorOperators.GT, 0f)); // NaN -> 0, as the reference
-            case LeakyReLU -> x.blend(x.mul(alpha), x.lt(0f));
-            case Clamp -> x.max(alpha).min(beta);
+            case ReLU -> relu(x);
+            case LeakyReLU -> leakyRelu(x, alpha);
+            case Clamp -> clamp(x, alpha, beta);
             case Abs -> x.abs();
             case Square -> x.mul(x);
             case Sqrt -> x.sqrt();
             case Exp -> x.lanewise(VectorOperators.EXP);
             case Log -> x.lanewise(VectorOperators.LOG);
             case Tanh -> x.lanewise(VectorOperators.TANH);
-            case Sigmoid -> alpha == 0 ? sigmoid(x) : x.mul(sigmoid(x.mul(alpha)));
-            case Elu -> x.blend(x.lanewise(VectorOperators.EXPM1).mul(alpha), x.lt(0f));
+            case Sigmoid -> alpha == 0 ? sigmoid(x) : swish(x, alpha);
+            case Elu -> elu(x, alpha);
             case GELU -> tanhGelu ? geluTanh(x) : geluErf(x);
-            case HardSwish -> x.mul(x.mul(1f / 6).add(0.5f).max(0f).min(1f));
-            case HardSigmoid -> x.mul(alpha).add(beta).max(0f).min(1f);
-            case Mish -> x.mul(softplus(x, 1f).lanewise(VectorOperators.TANH));
+            case HardSwish -> hardSwish(x);
+            case HardSigmoid -> hardSigmoid(x, alpha, beta);
+            case Mish -> mish(x);
             case SoftPlus -> softplus(x, beta);
             case Round -> round(x);
-            case Reciprocal -> FloatVector.broadcast(S, 1f).div(x);
-            default -> throw new IllegalStateException("no activation " + kind);
+            case Reciprocal -> reciprocal(x);
+            default -> throw unsupported(kind);
         };
     }
 
     /** Applies to one value (tails and scalar paths), the same formulas in float. */
     public float apply(float x) {
         return apply(FloatVector.broadcast(S, x)).lane(0);
+    }
+
+    private static IllegalStateException unsupported(OpKind kind) {
+        return new IllegalStateException("no activation " + kind);
+    }
+
+    private static FloatVector clamp(FloatVector x, float lo, float hi) {
+        return x.max(lo).min(hi);
+    }
+
+    private static FloatVector hardSigmoid(FloatVector x, float alpha, float beta) {
+        return x.mul(alpha).add(beta).max(0f).min(1f);
+    }
+
+    private static FloatVector reciprocal(FloatVector x) {
+        return FloatVector.broadcast(S, 1f).div(x);
+    }
+
+    private static FloatVector relu(FloatVector x) {
+        return FloatVector.zero(S).blend(x, x.compare(VectorOperators.GT, 0f)); // NaN -> 0, as the reference
+    }
+
+    private static FloatVector leakyRelu(FloatVector x, float alpha) {
+        return x.blend(x.mul(alpha), x.lt(0f));
+    }
+
+    private static FloatVector swish(FloatVector x, float alpha) {
+        return x.mul(sigmoid(x.mul(alpha)));
+    }
+
+    private static FloatVector elu(FloatVector x, float alpha) {
+        return x.blend(x.lanewise(VectorOperators.EXPM1).mul(alpha), x.lt(0f));
+    }
+
+    private static FloatVector hardSwish(FloatVector x) {
+        return x.mul(x.mul(1f / 6).add(0.5f).max(0f).min(1f));
+    }
+
+    private static FloatVector mish(FloatVector x) {
+        return x.mul(softplus(x, 1f).lanewise(VectorOperators.TANH));
     }
 
     private static FloatVector sigmoid(FloatVector x) {
