@@ -99,8 +99,8 @@ public final class AclBenchmark {
         String partitions;
         final List<Double> ms = new ArrayList<>();
         final List<Long> heap = new ArrayList<>();
-        long poolAllocs0, poolBytes0;
-        long poolAllocs, poolBytes;
+        long poolAllocs0, poolBytes0, poolNanos0;
+        long poolAllocs, poolBytes, poolNanos;
 
         Contender(String name, GraphRuntime rt, Backend backend, PoolBudget pools) {
             this.name = name;
@@ -180,6 +180,7 @@ public final class AclBenchmark {
                 if (c.pools != null) {
                     c.poolAllocs0 = c.pools.poolAllocations();
                     c.poolBytes0 = c.pools.poolBytesAllocated();
+                    c.poolNanos0 = c.pools.poolNanos();
                 }
             }
             for (int r = 0; r < rounds; r++) {
@@ -197,6 +198,7 @@ public final class AclBenchmark {
                 if (c.pools != null) {
                     c.poolAllocs = c.pools.poolAllocations() - c.poolAllocs0;
                     c.poolBytes = c.pools.poolBytesAllocated() - c.poolBytes0;
+                    c.poolNanos = c.pools.poolNanos() - c.poolNanos0;
                 }
             }
             Contender cached = cs.get(0), onDemand = cs.get(1), dn = cs.get(2);
@@ -210,6 +212,11 @@ public final class AclBenchmark {
                     medianLong(cached.heap), medianLong(onDemand.heap), medianLong(dn.heap),
                     (double) cached.poolAllocs / rounds, (double) onDemand.poolAllocs / rounds,
                     cached.poolBytes / rounds, onDemand.poolBytes / rounds);
+            // What the on-demand manager spends in its pools per inference (allocating, zeroing, freeing):
+            // all that keeping them can save, so on-demand time over on-demand time without it bounds ratio_pooled.
+            double poolMs = onDemand.poolNanos / 1e6 / rounds;
+            System.out.printf(Locale.ROOT, "%s on_demand_pool_ms=%.3f (mean per inference) ratio_pooled_bound=%.2f%n", stack,
+                    poolMs, mo / Math.max(mo - poolMs, Double.MIN_NORMAL));
             System.out.printf(Locale.ROOT, "%s peak_pooled_bytes cached=%d | peak_live_pool_bytes cached=%d"
                     + " on_demand=%d%n", stack, cached.pools.peakPooledBytes(), cached.pools.peakLivePoolBytes(),
                     onDemand.pools.peakLivePoolBytes());

@@ -13,7 +13,7 @@ public final class Pool {
     private static final AtomicLong IDS = new AtomicLong();
 
     private final long id = IDS.incrementAndGet();
-    private final Arena arena = Arena.ofShared();
+    private final Arena arena;
     private final MemorySegment memory;
     private final BlobPlan plan;
     /** Counts the allocation and the free; null for none. */
@@ -26,8 +26,11 @@ public final class Pool {
     Pool(BlobPlan plan, PoolBudget stats) {
         this.plan = plan;
         this.stats = stats;
+        long t0 = System.nanoTime();
+        this.arena = Arena.ofShared();
         this.memory = arena.allocate(Math.max(1, plan.poolBytes()), BlobLifetimeManager.ALIGNMENT);
         if (stats != null) {
+            stats.spent(System.nanoTime() - t0);
             stats.allocated(plan.poolBytes());
         }
     }
@@ -54,8 +57,10 @@ public final class Pool {
     }
 
     void close() {
+        long t0 = System.nanoTime();
         arena.close();
         if (stats != null) {
+            stats.spent(System.nanoTime() - t0);
             stats.freed(plan.poolBytes());
         }
     }

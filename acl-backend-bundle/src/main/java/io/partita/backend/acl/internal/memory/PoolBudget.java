@@ -13,6 +13,7 @@ public final class PoolBudget {
     /** Native pool memory of all managers (kept or used once): allocations, bytes, live bytes and their peak. */
     private final AtomicLong allocations = new AtomicLong();
     private final AtomicLong allocatedBytes = new AtomicLong();
+    private final java.util.concurrent.atomic.LongAdder poolNanos = new java.util.concurrent.atomic.LongAdder();
     private final AtomicLong live = new AtomicLong();
     private final AtomicLong peakLive = new AtomicLong();
     private volatile long capBytes;
@@ -60,6 +61,19 @@ public final class PoolBudget {
 
     public long peakPooledBytes() {
         return peak.get();
+    }
+
+    /** Counts time spent allocating or freeing a pool's native memory (arena, allocation, close). */
+    void spent(long nanos) {
+        poolNanos.add(nanos);
+    }
+
+    /**
+     * Nanoseconds spent allocating and freeing pools so far, by every thread: all that a memory
+     * manager which keeps its pools can save over one that allocates per run.
+     */
+    public long poolNanos() {
+        return poolNanos.sum();
     }
 
     /** Counts a pool's native memory being allocated (by either memory manager). */

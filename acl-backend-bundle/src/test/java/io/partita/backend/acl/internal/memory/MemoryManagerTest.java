@@ -65,6 +65,28 @@ class MemoryManagerTest {
     }
 
     @Test
+    void poolTimeGrowsWithEveryOnDemandRunAndNotWithCachedReuse() {
+        PoolBudget budget = new PoolBudget(1 << 20);
+        CachedMemoryManager cached = new CachedMemoryManager(PLAN, budget);
+        cached.unreservePool(cached.reservePool()); // the one pool it allocates
+        long afterFirst = budget.poolNanos();
+        assertTrue(afterFirst > 0, "allocating a pool takes time");
+        for (int i = 0; i < 50; i++) {
+            cached.unreservePool(cached.reservePool());
+        }
+        assertEquals(afterFirst, budget.poolNanos(), "reusing a kept pool allocates nothing");
+        OnDemandMemoryManager onDemand = new OnDemandMemoryManager(PLAN, budget);
+        long before = budget.poolNanos();
+        for (int i = 0; i < 50; i++) {
+            long t = budget.poolNanos();
+            onDemand.unreservePool(onDemand.reservePool());
+            assertTrue(budget.poolNanos() > t, "run " + i + " allocated and freed a pool");
+        }
+        assertTrue(budget.poolNanos() > before);
+        cached.clear();
+    }
+
+    @Test
     void concurrentReservationsGetDistinctPools() {
         CachedMemoryManager mm = new CachedMemoryManager(PLAN, new PoolBudget(1 << 20));
         PoolHandle a = mm.reservePool();
