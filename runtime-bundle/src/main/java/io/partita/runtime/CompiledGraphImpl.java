@@ -305,10 +305,6 @@ final class CompiledGraphImpl implements CompiledGraph {
         // Each backend is entered once for the whole call: one that goes meanwhile drops its
         // cached constants only after the call, and a gone one fails the call before it starts.
         BackendHandle[] handles = p.handles;
-        if (p.calls == null) {
-            p.calls = prepare(p);
-        }
-        Kernel.Call[] calls = p.calls;
         int entered = 0;
         try {
             for (BackendHandle h : handles) {
@@ -318,6 +314,10 @@ final class CompiledGraphImpl implements CompiledGraph {
                 }
                 entered++;
             }
+            if (p.calls == null) {
+                p.calls = prepare(p); // backend code: only while every backend is entered
+            }
+            Kernel.Call[] calls = p.calls;
             for (int s = 0; s < calls.length; s++) {
                 if (calls[s] != null) {
                     calls[s].run(stream);
