@@ -39,8 +39,9 @@ public interface Kernel {
      * This kernel's call over these very tensors, prepared for being run again and again (a compiled
      * graph's memoized plan runs it for partitions whose tensors all belong to the plan). A backend
      * binds here what it would otherwise work out on every {@link #execute} (which threads may touch
-     * the memory, argument blocks); the runtime has already validated the tensors and keeps them alive
-     * and unchanged while the call is in use. The default prepares nothing.
+     * the memory, argument blocks); the runtime has already validated the tensors and keeps them (the
+     * same memory, shapes and layouts) while the call is in use; their contents change from run to
+     * run. The default prepares nothing.
      */
     default Call prepare(List<Tensor> inputs, List<Tensor> outputs) {
         List<Tensor> in = List.copyOf(inputs);
