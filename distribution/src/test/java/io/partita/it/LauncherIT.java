@@ -1,6 +1,7 @@
 package io.partita.it;
 
 import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertFalse;
 import static org.junit.Assert.assertTrue;
 
 import java.io.IOException;
@@ -39,7 +40,13 @@ public class LauncherIT {
         cmd.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
         pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
-        pb.environment().putAll(env);
+        env.forEach((k, v) -> { // a null value removes the variable
+            if (v == null) {
+                pb.environment().remove(k);
+            } else {
+                pb.environment().put(k, v);
+            }
+        });
         Process p = pb.start();
         if (stdin != null) {
             p.getOutputStream().write(stdin.getBytes(StandardCharsets.UTF_8));
@@ -90,6 +97,38 @@ public class LauncherIT {
             assertTrue(off.out, off.out.contains("matmul kernel 'fastest': expected auto, tiled or rows"));
         } finally {
             Files.deleteIfExists(cfg);
+        }
+    }
+
+    /**
+     * PoCL (LLVM) replaces the JVM's SIGSEGV/SIGBUS/SIGILL/SIGFPE handlers when the gpu engine opens its
+     * device; the launcher preloads libjsig, so the JVM's stay first (-Xcheck:jni reports any handler
+     * that was replaced). With chaining switched off the handlers are replaced and the gpu backend
+     * warns, naming the fix: what an application embedding Partita without the launcher would see.
+     */
+    @Test
+    public void theLauncherKeepsTheJvmSignalHandlersWhenPoclOpensTheDevice() throws Exception {
+        Path kernels = Files.createTempDirectory("partita-pocl-cache-"); // PoCL compiles in-process: nothing cached
+        try {
+            java.util.Map<String, String> env = new java.util.HashMap<>(java.util.Map.of(
+                    "PARTITA_JAVA_OPTS", "-Xcheck:jni", "POCL_CACHE_DIR", kernels.toString()));
+            Run on = partitaWithEnv(env, null, "run", example("mlp.json").toString(), "--iterations", "2",
+                    "--engine", "gpu:0");
+            assertEquals(on.out, 0, on.code);
+            assertFalse(on.out, on.out.contains("handler modified"));
+            assertFalse(on.out, on.out.contains("without signal chaining"));
+            env.put("PARTITA_SIGNAL_CHAINING", "off");
+            env.put("LD_PRELOAD", null); // this test's own fork runs with chaining (the pom's), not the child
+            Run off = partitaWithEnv(env, null, "run", example("mlp.json").toString(), "--iterations", "2",
+                    "--engine", "gpu:0");
+            assertTrue(off.out, off.out.contains("SIGSEGV handler modified"));
+            assertTrue(off.out, off.out.contains("without signal chaining") && off.out.contains("libjsig.so"));
+        } finally {
+            try (var files = Files.walk(kernels)) {
+                for (Path f : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                    Files.deleteIfExists(f);
+                }
+            }
         }
     }
 

@@ -18,6 +18,7 @@ import io.partita.graph.UnsupportedFeatureException;
 import io.partita.gpu.internal.cl.DeviceContext;
 import io.partita.gpu.internal.cl.Discovery;
 import io.partita.gpu.internal.cl.GpuDevice;
+import io.partita.gpu.internal.cl.SignalChaining;
 import io.partita.gpu.internal.cl.Transfers;
 import io.partita.gpu.internal.exec.GpuKernel;
 import io.partita.gpu.internal.plan.Claims;
@@ -92,6 +93,7 @@ public final class GpuBackend implements Backend {
             LOG.info("gpu engine: no device ({})", r.problem());
             return new Devices(List.of(), r.problem());
         }
+        SignalChaining.warnIfMissing();
         try {
             return new Devices(DeviceSelection.select(r.devices(), selection), "");
         } catch (IllegalArgumentException e) {

@@ -265,14 +265,15 @@ public final class DeviceContext implements AutoCloseable {
     /** The device binary of a built program, or null if the driver offers none. */
     private byte[] binary(cl_program p) {
         try {
-            long[] sizes = new long[1];
-            clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, org.jocl.Sizeof.size_t, Pointer.to(sizes), null);
-            if (sizes[0] <= 0 || sizes[0] > Integer.MAX_VALUE) {
+            QueryOut sizes = QueryOut.of(Long.BYTES);
+            clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, Sizeof.size_t, sizes.pointer(), null);
+            long size = Sizeof.size_t == Integer.BYTES ? sizes.asInt() : sizes.asLong();
+            if (size <= 0 || size > Integer.MAX_VALUE) {
                 return null;
             }
-            byte[] binary = new byte[(int) sizes[0]];
-            clGetProgramInfo(p, CL_PROGRAM_BINARIES, Sizeof.POINTER, Pointer.to(Pointer.to(binary)), null);
-            return binary;
+            QueryOut binary = QueryOut.of(size);
+            clGetProgramInfo(p, CL_PROGRAM_BINARIES, Sizeof.POINTER, Pointer.to(binary.pointer()), null);
+            return binary.bytes();
         } catch (CLException e) {
             LOG.debug("gpu.{}: no program binary to store ({})", device.index(), e.getMessage());
             return null;
@@ -291,9 +292,9 @@ public final class DeviceContext implements AutoCloseable {
         try {
             long[] size = new long[1];
             clGetProgramBuildInfo(p, device.id(), CL_PROGRAM_BUILD_LOG, 0, null, size);
-            byte[] b = new byte[(int) size[0]];
-            clGetProgramBuildInfo(p, device.id(), CL_PROGRAM_BUILD_LOG, b.length, Pointer.to(b), null);
-            return new String(b, StandardCharsets.UTF_8).trim();
+            QueryOut b = QueryOut.of(size[0]);
+            clGetProgramBuildInfo(p, device.id(), CL_PROGRAM_BUILD_LOG, size[0], b.pointer(), null);
+            return b.asString();
         } catch (CLException e) {
             return "(no build log: " + e.getMessage() + ")";
         }

@@ -27,7 +27,6 @@ import java.util.List;
 
 import org.jocl.CL;
 import org.jocl.CLException;
-import org.jocl.Pointer;
 import org.jocl.Sizeof;
 import org.jocl.cl_device_id;
 import org.jocl.cl_platform_id;
@@ -98,42 +97,34 @@ public final class Discovery {
     private static String platformString(cl_platform_id p, int param) {
         long[] size = new long[1];
         clGetPlatformInfo(p, param, 0, null, size);
-        byte[] b = new byte[(int) size[0]];
-        clGetPlatformInfo(p, param, b.length, Pointer.to(b), null);
-        return cString(b);
+        QueryOut b = QueryOut.of(size[0]);
+        clGetPlatformInfo(p, param, size[0], b.pointer(), null);
+        return b.asString();
     }
 
     static String deviceString(cl_device_id d, int param) {
         long[] size = new long[1];
         clGetDeviceInfo(d, param, 0, null, size);
-        byte[] b = new byte[(int) size[0]];
-        clGetDeviceInfo(d, param, b.length, Pointer.to(b), null);
-        return cString(b);
+        QueryOut b = QueryOut.of(size[0]);
+        clGetDeviceInfo(d, param, size[0], b.pointer(), null);
+        return b.asString();
     }
 
     private static long deviceLong(cl_device_id d, int param) {
-        long[] v = new long[1];
-        clGetDeviceInfo(d, param, Sizeof.cl_ulong, Pointer.to(v), null);
-        return v[0];
+        QueryOut v = QueryOut.of(Sizeof.cl_ulong);
+        clGetDeviceInfo(d, param, Sizeof.cl_ulong, v.pointer(), null);
+        return v.asLong();
     }
 
     private static int deviceInt(cl_device_id d, int param) {
-        int[] v = new int[1];
-        clGetDeviceInfo(d, param, Sizeof.cl_uint, Pointer.to(v), null);
-        return v[0];
+        QueryOut v = QueryOut.of(Sizeof.cl_uint);
+        clGetDeviceInfo(d, param, Sizeof.cl_uint, v.pointer(), null);
+        return v.asInt();
     }
 
     private static long deviceSize(cl_device_id d, int param) {
-        long[] v = new long[1];
-        clGetDeviceInfo(d, param, Sizeof.size_t, Pointer.to(v), null);
-        return v[0];
-    }
-
-    private static String cString(byte[] b) {
-        int len = 0;
-        while (len < b.length && b[len] != 0) {
-            len++;
-        }
-        return new String(b, 0, len, java.nio.charset.StandardCharsets.UTF_8).trim();
+        QueryOut v = QueryOut.of(Long.BYTES);
+        clGetDeviceInfo(d, param, Sizeof.size_t, v.pointer(), null);
+        return Sizeof.size_t == Integer.BYTES ? v.asInt() : v.asLong();
     }
 }

@@ -13,7 +13,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
-import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicLong;
 
 import org.jocl.CLException;
@@ -35,6 +34,7 @@ import io.partita.graph.Tensor;
 import io.partita.gpu.internal.cl.DeviceConstant;
 import io.partita.gpu.internal.cl.DeviceContext;
 import io.partita.gpu.internal.cl.Queue;
+import io.partita.gpu.internal.cl.QueryOut;
 import io.partita.spi.Kernel;
 
 /**
@@ -169,10 +169,9 @@ public final class GpuKernel implements Kernel {
             clGetKernelInfo(k, CL_KERNEL_PROGRAM, Sizeof.cl_program, Pointer.to(programs[i]), null);
             long[] size = new long[1];
             clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, 0, null, size);
-            byte[] name = new byte[(int) size[0]];
-            clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, name.length, Pointer.to(name), null);
-            int len = name.length > 0 && name[name.length - 1] == 0 ? name.length - 1 : name.length;
-            functions[i] = new String(name, 0, len, StandardCharsets.UTF_8);
+            QueryOut name = QueryOut.of(size[0]);
+            clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, size[0], name.pointer(), null);
+            functions[i] = name.asString();
         }
         this.memo = memoize ? new CaptureMemo<>(CaptureMemo.defaultCapacity(), Recording::release) : null;
     }
