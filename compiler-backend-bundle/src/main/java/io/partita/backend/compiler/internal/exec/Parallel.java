@@ -49,6 +49,9 @@ public final class Parallel implements AutoCloseable {
      * threads have stopped claiming tasks and finished the ones they had).
      */
     public void forEach(int n, IntConsumer body) {
+        if (n <= 0) {
+            return; // an empty tensor: nothing to do
+        }
         if (n == 1 || threads == 1) {
             for (int i = 0; i < n; i++) {
                 body.accept(i);

@@ -25,7 +25,10 @@ class ParallelTest {
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void everyTaskRunsExactlyOnceAndBeforeForEachReturns() {
         try (Parallel p = new Parallel(3)) {
-            for (int n : new int[] {2, 3, 5, 17, 1000}) {
+            p.forEach(0, i -> {
+                throw new AssertionError("no task of an empty loop runs");
+            });
+            for (int n : new int[] {1, 2, 3, 5, 17, 1000}) {
                 for (int round = 0; round < 200; round++) {
                     AtomicIntegerArray runs = new AtomicIntegerArray(n);
                     p.forEach(n, runs::incrementAndGet);
