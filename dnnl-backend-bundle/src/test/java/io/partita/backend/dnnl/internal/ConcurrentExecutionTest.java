@@ -52,22 +52,21 @@ class ConcurrentExecutionTest {
     private static final int THREADS = 6;
     private static final int ROUNDS = 40;
 
+    private DnnlRuntime dnnl;
     private CacheManagerImpl caches;
-    private DnnlBackend backend;
     private RuntimeCore runtime;
     private final Engine engine = Engine.cpu();
 
     @BeforeEach
     void setUp() {
-        caches = new CacheManagerImpl(Map.of());
-        backend = new DnnlBackend(caches);
-        runtime = new RuntimeCore(caches);
-        runtime.addBackend(backend, backend.defaultRank());
+        dnnl = DnnlRuntime.create();
+        caches = dnnl.caches();
+        runtime = dnnl.runtime();
     }
 
     @AfterEach
     void tearDown() {
-        backend.close();
+        dnnl.close();
     }
 
     static LogicalTensor f32(long id, long... dims) {

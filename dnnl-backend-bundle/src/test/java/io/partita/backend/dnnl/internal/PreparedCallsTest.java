@@ -13,7 +13,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import io.partita.cache.CaptureMemo;
-import io.partita.cache.internal.CacheManagerImpl;
 import io.partita.graph.CompiledGraph;
 import io.partita.graph.DataType;
 import io.partita.graph.Engine;
@@ -37,23 +36,20 @@ import io.partita.runtime.RuntimeCore;
  * backend on every call, with new values in the same buffers each time.
  */
 class PreparedCallsTest {
-    private CacheManagerImpl caches;
-    private DnnlBackend backend;
+    private DnnlRuntime dnnl;
     private RuntimeCore runtime;
     private final Engine engine = Engine.cpu();
 
     @BeforeEach
     void setUp() {
-        caches = new CacheManagerImpl(Map.of());
-        backend = new DnnlBackend(caches);
-        runtime = new RuntimeCore(caches);
-        runtime.addBackend(backend, backend.defaultRank());
+        dnnl = DnnlRuntime.create();
+        runtime = dnnl.runtime();
     }
 
     @AfterEach
     void tearDown() {
         CaptureMemo.setEnabled(true);
-        backend.close();
+        dnnl.close();
     }
 
     private static LogicalTensor f32(long id, long... dims) {
