@@ -12,12 +12,14 @@ import io.partita.backend.compiler.internal.exec.MlpProgram;
 import io.partita.backend.compiler.internal.exec.NormProgram;
 import io.partita.backend.compiler.internal.exec.Parallel;
 import io.partita.backend.compiler.internal.exec.Program;
+import io.partita.backend.compiler.internal.exec.TransposedAttentionProgram;
 import io.partita.backend.compiler.internal.fusion.AttentionShape;
 import io.partita.backend.compiler.internal.fusion.EltwiseShape;
 import io.partita.backend.compiler.internal.fusion.MatMulChainShape;
 import io.partita.backend.compiler.internal.fusion.MlpShape;
 import io.partita.backend.compiler.internal.fusion.NormShape;
 import io.partita.backend.compiler.internal.fusion.OpIndex;
+import io.partita.backend.compiler.internal.fusion.TransposedAttentionShape;
 import io.partita.cache.CacheManager;
 import io.partita.cache.Device;
 import io.partita.graph.EngineKind;
@@ -33,7 +35,8 @@ import io.partita.spi.Kernel;
 
 /**
  * The graph-compiler backend: claims whole attention blocks (MatMul, scale, mask, SoftMax,
- * MatMul and the views around them) and gated MLPs (two up projections, their elementwise
+ * MatMul and the views around them; also JAX's transposed form, whose second MatMul contracts over
+ * the SoftMax's rows) and gated MLPs (two up projections, their elementwise
  * combination, the down projection), static or with dynamic dims (and single-projection MLPs
  * with dynamic rows), LayerNorm/RMSNorm over the last axis with the elementwise ops before and
  * after it, MatMuls with the elementwise chains computing their src and finishing their output,
@@ -47,6 +50,7 @@ public final class CompilerBackend implements Backend {
     public static final int DEFAULT_RANK = 150;
     static final String VERSION = "1";
     static final String ATTENTION = "attention";
+    static final String TRANSPOSED_ATTENTION = "transposed_attention";
     static final String GATED_MLP = "gated_mlp";
     static final String MLP = "mlp";
     static final String NORM = "norm";
@@ -106,17 +110,16 @@ public final class CompilerBackend implements Backend {
             if (op.kind() != OpKind.SoftMax) {
                 continue;
             }
-            AttentionShape a = AttentionShape.around(op, index,
-                    o -> !graph.isClaimed(o.id()) && !taken.contains(o.id()), graph::isGraphOutput);
-            if (a == null) {
+            java.util.function.Predicate<Op> free = o -> !graph.isClaimed(o.id()) && !taken.contains(o.id());
+            AttentionShape a = AttentionShape.around(op, index, free, graph::isGraphOutput);
+            if (a != null) {
+                claims.add(claim(a.ops(), ATTENTION, taken));
                 continue;
             }
-            Set<Long> ids = new java.util.LinkedHashSet<>();
-            for (Op x : a.ops()) {
-                ids.add(x.id());
+            TransposedAttentionShape t = TransposedAttentionShape.around(op, index, free, graph::isGraphOutput);
+            if (t != null && TransposedAttentionProgram.layout(t) != null) {
+                claims.add(claim(t.ops(), TRANSPOSED_ATTENTION, taken));
             }
-            taken.addAll(ids);
-            claims.add(new Claim(ids, ATTENTION));
         }
         for (Op op : ops) {
             if (op.kind() != OpKind.MatMul || taken.contains(op.id())) {
@@ -281,6 +284,19 @@ public final class CompilerBackend implements Backend {
                         + " is not an elementwise chain the compiler backend fuses");
             }
             return new EltwiseProgram(request, shape, generator);
+        }
+        if (TRANSPOSED_ATTENTION.equals(request.pattern())) {
+            TransposedAttentionShape shape = null;
+            for (Op op : request.ops()) {
+                if (op.kind() == OpKind.SoftMax) {
+                    shape = TransposedAttentionShape.around(op, index, o -> true, outputs::contains);
+                }
+            }
+            if (shape == null || shape.ops().size() != request.ops().size()) {
+                throw new UnsupportedFeatureException("partition " + request.partitionId()
+                        + " is not a transposed attention block the compiler backend fuses");
+            }
+            return new TransposedAttentionProgram(request, shape, generator);
         }
         if (!ATTENTION.equals(request.pattern())) {
             throw new UnsupportedFeatureException("compiler backend: no pattern '" + request.pattern() + "'");

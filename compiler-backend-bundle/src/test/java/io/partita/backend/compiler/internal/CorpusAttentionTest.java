@@ -33,7 +33,7 @@ class CorpusAttentionTest {
     @ParameterizedTest
     @ValueSource(strings = {"MHA-bert_large-inf-fp32-bs1.json", "sdpa-plain-simplified-f32.json",
         "sdpa-plain-implicit-causal-mask-fp32-bs1.json", "MHA-GPT-inf-fp32-bs1.json",
-        "MHA-stable_diffusion-inf-fp32-bs1.json", "GQA-f32.json", "GQA-f32-v2.json"})
+        "MHA-stable_diffusion-inf-fp32-bs1.json", "GQA-f32.json", "GQA-f32-v2.json", "JAX-MQA-inf-fp32.json"})
     void claimsTheWholeBlockAndMatchesTheReference(String file) {
         String caseFile = "complex_fusion/mha/" + file;
         Graph g = GraphJson.parse(GRAPHS.resolve(caseFile)).withEngineKind(io.partita.graph.EngineKind.CPU)

@@ -1,6 +1,5 @@
 package io.partita.backend.compiler.internal.exec;
 
-import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -36,10 +35,9 @@ public final class AttentionProgram implements Program {
     private final int qPort;
     private final int kPort;
     private final int vPort;
-    private final List<Operand> operands;
-    private final List<Operand> scalarOperands;
-    private final Map<Long, List<Op>> viewChains = new HashMap<>();
-    private final Map<Long, Integer> inputPort = new HashMap<>();
+    private final List<ViewedInputs.Operand> operands;
+    private final List<ViewedInputs.Operand> scalarOperands;
+    private final ViewedInputs inputs;
     /** Shape and order tensors of dynamic views, by id, with their input port: read at execution. */
     private final Map<Long, Integer> shapeInputs = new java.util.LinkedHashMap<>();
     private final boolean infAsZero;
@@ -48,19 +46,13 @@ public final class AttentionProgram implements Program {
     private final int statsPort;
     private final ConcurrentHashMap<ShapeKey, FlashAttention.Geometry> geometries = new ConcurrentHashMap<>();
 
-    /** A score leaf read from a partition input (through views). */
-    private record Operand(long tensor, int port, DataType type) {
-    }
-
     private record ShapeKey(List<List<Long>> dims) {
     }
 
     public AttentionProgram(CompileRequest request, AttentionShape shape, RowKernelGenerator generator) {
         this.request = request;
         this.shape = shape;
-        for (int i = 0; i < request.inputs().size(); i++) {
-            inputPort.put(request.inputs().get(i).id(), i);
-        }
+        this.inputs = new ViewedInputs(request);
         Op softmax = shape.softmax();
         boolean withStats = softmax.outputs().size() > 1;
         if (request.outputs().size() != (withStats ? 2 : 1)) {
@@ -70,8 +62,8 @@ public final class AttentionProgram implements Program {
         }
         for (Op op : shape.ops()) {
             if (op.kind() == io.partita.graph.OpKind.DynamicReshape || op.kind() == io.partita.graph.OpKind.DynamicTranspose) {
-                Integer port = inputPort.get(op.input(1).id());
-                if (port == null) {
+                int port = inputs.inputPort(op.input(1).id());
+                if (port < 0) {
                     throw new UnsupportedFeatureException("partition " + request.partitionId() + ": the "
                             + (op.kind() == io.partita.graph.OpKind.DynamicReshape ? "shape" : "order") + " of "
                             + op.describe() + " must be a partition input (it is read at execution)");
@@ -81,36 +73,20 @@ public final class AttentionProgram implements Program {
         }
         long finalId = shape.suffix().isEmpty() ? shape.pv().output(0).id()
                 : shape.suffix().getLast().output(0).id();
-        outPort = outputPort(finalId);
-        statsPort = withStats ? outputPort(softmax.output(1).id()) : -1;
+        outPort = inputs.outputPort(finalId);
+        statsPort = withStats ? inputs.outputPort(softmax.output(1).id()) : -1;
         OpIndex index = new OpIndex(request.ops());
-        qPort = portThroughViews(shape.qk().input(0).id(), index);
-        kPort = portThroughViews(shape.qk().input(1).id(), index);
-        vPort = portThroughViews(shape.pv().input(1).id(), index);
+        qPort = inputs.portThroughViews(shape.qk().input(0).id(), index);
+        kPort = inputs.portThroughViews(shape.qk().input(1).id(), index);
+        vPort = inputs.portThroughViews(shape.pv().input(1).id(), index);
         long[] sd = shape.qk().output(0).dims();
         int rank = sd.length;
         ExprBuilder b = new ExprBuilder();
         b.bind(shape.qk().output(0).id(), b.source());
-        List<Operand> ops = new ArrayList<>();
-        List<Operand> scalars = new ArrayList<>();
+        List<ViewedInputs.Operand> ops = new ArrayList<>();
+        List<ViewedInputs.Operand> scalars = new ArrayList<>();
         for (Op op : shape.scoreOps()) {
-            b.add(op, rank, t -> {
-                Operand o = new Operand(t.id(), portThroughViews(t.id(), index), t.dataType());
-                if (!Elements.supported(t.dataType())) {
-                    throw new UnsupportedFeatureException("attention score operand " + t.id() + " has data type "
-                            + t.dataType() + "; fused code reads f32, bf16, f16, s32, s8, u8 and boolean");
-                }
-                if (isSingleElement(t)) {
-                    scalars.add(o);
-                    int leaf = b.scalar();
-                    b.bind(t.id(), leaf);
-                    return leaf;
-                }
-                ops.add(o);
-                int leaf = b.source();
-                b.bind(t.id(), leaf);
-                return leaf;
-            });
+            b.add(op, rank, t -> inputs.leaf(b, t, index, ops, scalars));
         }
         Expr expr = b.build(shape.softmax().input(0).id());
         this.operands = List.copyOf(ops);
@@ -125,62 +101,13 @@ public final class AttentionProgram implements Program {
         }
     }
 
-    private int outputPort(long id) {
-        for (int i = 0; i < request.outputs().size(); i++) {
-            if (request.outputs().get(i).id() == id) {
-                return i;
-            }
-        }
-        throw new UnsupportedFeatureException("partition " + request.partitionId() + ": tensor " + id
-                + " is not a partition output");
-    }
-
-    private static boolean isSingleElement(LogicalTensor t) {
-        long[] d = t.dims();
-        if (d == null) {
-            return false;
-        }
-        for (long x : d) {
-            if (x != 1) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** Follows view ops back to the partition input a tensor comes from. */
-    private int portThroughViews(long tensor, OpIndex index) {
-        List<Op> chain = new ArrayList<>();
-        long t = tensor;
-        while (!inputPort.containsKey(t)) {
-            Op p = index.producer(t);
-            if (p == null || !OpIndex.VIEWS.contains(p.kind())) {
-                throw new UnsupportedFeatureException("partition " + request.partitionId() + ": tensor " + tensor
-                        + " is neither a partition input nor a view of one");
-            }
-            chain.addFirst(p);
-            t = p.input(0).id();
-        }
-        viewChains.put(tensor, chain);
-        return inputPort.get(t);
-    }
-
     @Override
     public void execute(List<Tensor> in, List<Tensor> out, Parallel pool) {
         FlashAttention.Geometry g = geometry(in, out);
-        MemorySegment[] ops = new MemorySegment[operands.size()];
-        for (int i = 0; i < ops.length; i++) {
-            ops[i] = in.get(operands.get(i).port()).data();
-        }
-        float[] sc = new float[scalarOperands.size()];
-        for (int i = 0; i < sc.length; i++) {
-            Operand o = scalarOperands.get(i);
-            MemorySegment m = in.get(o.port()).data();
-            sc[i] = Elements.get(o.type(), m, 0);
-        }
         FlashAttention.run(g, new FlashAttention.Buffers(in.get(qPort).data(), in.get(kPort).data(),
-                in.get(vPort).data(), out.get(outPort).data(), statsPort < 0 ? null : out.get(statsPort).data(), ops,
-                sc), scores, identityScores, pool);
+                in.get(vPort).data(), out.get(outPort).data(), statsPort < 0 ? null : out.get(statsPort).data(),
+                ViewedInputs.data(operands, in), ViewedInputs.values(scalarOperands, in)), scores, identityScores,
+                pool);
     }
 
     private FlashAttention.Geometry geometry(List<Tensor> in, List<Tensor> out) {
@@ -198,10 +125,10 @@ public final class AttentionProgram implements Program {
             key.add(java.util.Arrays.stream(v).boxed().toList());
         }
         for (Tensor t : in) {
-            key.add(dimsAndStrides(t.logicalTensor()));
+            key.add(ViewedInputs.dimsAndStrides(t.logicalTensor()));
         }
         for (Tensor t : out) {
-            key.add(dimsAndStrides(t.logicalTensor()));
+            key.add(ViewedInputs.dimsAndStrides(t.logicalTensor()));
         }
         ShapeKey k = new ShapeKey(key);
         FlashAttention.Geometry g = geometries.get(k);
@@ -213,17 +140,6 @@ public final class AttentionProgram implements Program {
             geometries.put(k, g);
         }
         return g;
-    }
-
-    private static List<Long> dimsAndStrides(LogicalTensor t) {
-        List<Long> l = new ArrayList<>();
-        for (long d : t.dims()) {
-            l.add(d);
-        }
-        for (long s : t.strides()) {
-            l.add(s);
-        }
-        return l;
     }
 
     private FlashAttention.Geometry resolve(List<Tensor> in, List<Tensor> out, Map<Long, long[]> values) {
@@ -255,9 +171,9 @@ public final class AttentionProgram implements Program {
         }
         FlashAttention.Access[] ops = new FlashAttention.Access[operands.size()];
         for (int i = 0; i < ops.length; i++) {
-            Operand op = operands.get(i);
+            ViewedInputs.Operand op = operands.get(i);
             long[] od = dims(all, op.tensor());
-            long[] st = viewStrides(op.tensor(), in, all, values);
+            long[] st = inputs.viewStrides(op.tensor(), in, id -> dims(all, id), values);
             long[] bs = Strides.broadcast(od, st, sDims);
             ops[i] = new FlashAttention.Access(java.util.Arrays.copyOf(bs, r - 2), bs[r - 2], bs[r - 1], op.type());
         }
@@ -283,7 +199,7 @@ public final class AttentionProgram implements Program {
     /** Batch strides over the output's batch dims and the strides of the last two dims (swapped if asked). */
     private FlashAttention.Access access(LogicalTensor t, long[] dims, List<Tensor> in, Map<Long, LogicalTensor> all,
             Map<Long, long[]> values, long[] batch, boolean swap) {
-        long[] st = viewStrides(t.id(), in, all, values);
+        long[] st = inputs.viewStrides(t.id(), in, id -> dims(all, id), values);
         DataType dt = t.dataType();
         int n = dims.length;
         long[] bd = java.util.Arrays.copyOf(dims, n - 2);
@@ -292,49 +208,9 @@ public final class AttentionProgram implements Program {
                 : new FlashAttention.Access(bs, st[n - 2], st[n - 1], dt);
     }
 
-    /** Strides of a tensor in the memory of the partition input it views. */
-    private long[] viewStrides(long tensor, List<Tensor> in, Map<Long, LogicalTensor> all, Map<Long, long[]> values) {
-        List<Op> chain = viewChains.get(tensor);
-        long source = chain.isEmpty() ? tensor : chain.get(0).input(0).id();
-        LogicalTensor given = in.get(inputPort.get(source)).logicalTensor();
-        long[] dims = given.dims();
-        long[] st = given.strides();
-        for (Op op : chain) {
-            long[] nd = dims(all, op.output(0).id());
-            st = switch (op.kind()) {
-                case StaticTranspose -> Strides.transpose(st, op.longsAttr("order"));
-                case DynamicTranspose -> Strides.transpose(st, values.get(op.input(1).id()));
-                case StaticReshape, DynamicReshape -> Strides.reshape(dims, st, nd);
-                default -> st; // Reorder: same values, read where they are
-            };
-            if (st == null) {
-                throw new UnsupportedFeatureException("partition " + request.partitionId() + ": " + op.describe()
-                        + " cannot be read in place (a reshape across transposed dims)");
-            }
-            dims = nd;
-        }
-        return st;
-    }
-
     private FlashAttention.Access outputAccess(LogicalTensor given, Map<Long, LogicalTensor> all,
             Map<Long, long[]> values, long[] batch) {
-        long[] st = given.strides();
-        List<Op> suffix = shape.suffix();
-        for (int i = suffix.size() - 1; i >= 0; i--) {
-            Op op = suffix.get(i);
-            long[] yd = dims(all, op.output(0).id());
-            long[] xd = dims(all, op.input(0).id());
-            st = switch (op.kind()) {
-                case StaticTranspose -> Strides.untranspose(st, op.longsAttr("order"));
-                case DynamicTranspose -> Strides.untranspose(st, values.get(op.input(1).id()));
-                case StaticReshape, DynamicReshape -> Strides.reshape(yd, st, xd);
-                default -> st;
-            };
-            if (st == null) {
-                throw new UnsupportedFeatureException("partition " + request.partitionId() + ": " + op.describe()
-                        + " cannot be written in place");
-            }
-        }
+        long[] st = inputs.outputStrides(shape.suffix(), given, id -> dims(all, id), values);
         int n = st.length;
         long[] oDims = dims(all, shape.pv().output(0).id());
         long[] bs = Strides.broadcast(java.util.Arrays.copyOf(oDims, n - 2), java.util.Arrays.copyOf(st, n - 2), batch);

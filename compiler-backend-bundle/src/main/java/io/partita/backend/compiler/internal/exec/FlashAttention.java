@@ -119,7 +119,7 @@ public final class FlashAttention {
             for (int jb = 0; jb < skP; jb += KB) {
                 int bc = Math.min(KB, skP - jb);
                 int valid = Math.min(bc, sk - jb);
-                scoresBlock(s, d, skP, jb, bc);
+                scoresBlock(s.kt, s.q, d, jb, bc, s.s, 0, KB);
                 if (!identity) {
                     stageOperands(g, b, s, opBase, i0, jb, valid, bc, true); // the same for every query row
                 }
@@ -152,8 +152,19 @@ public final class FlashAttention {
      * K transposed in column groups of one vector: {@code kt[(j / VL) * d * VL + e * VL + j % VL]},
      * so the score loop over the head dim streams one contiguous run per group.
      */
-    private static void packKeys(MemorySegment k, long base, Access a, int sk, int skP, int d, float[] kt, float[] row) {
+    static void packKeys(MemorySegment k, long base, Access a, int sk, int skP, int d, float[] kt, float[] row) {
         Arrays.fill(kt, 0, skP * d, 0f);
+        if (a.row() == 1 && a.f32()) {
+            // keys contiguous (K given as K^T): one bulk copy per head-dim element and key group
+            for (int e = 0; e < d; e++) {
+                long src = base + e * a.col();
+                for (int j0 = 0; j0 < sk; j0 += VL) {
+                    MemorySegment.copy(k, ValueLayout.JAVA_FLOAT, (src + j0) * 4, kt, (j0 / VL) * d * VL + e * VL,
+                            Math.min(VL, sk - j0));
+                }
+            }
+            return;
+        }
         for (int j = 0; j < sk; j++) {
             long src = base + j * a.row();
             int dst = (j / VL) * d * VL + j % VL;
@@ -186,7 +197,7 @@ public final class FlashAttention {
         }
     }
 
-    private static void stageQueries(MemorySegment q, long base, Access a, int i0, int rows, int d, float[] qs) {
+    static void stageQueries(MemorySegment q, long base, Access a, int i0, int rows, int d, float[] qs) {
         Arrays.fill(qs, 0f);
         for (int r = 0; r < rows; r++) {
             long src = base + (long) (i0 + r) * a.row();
@@ -200,10 +211,11 @@ public final class FlashAttention {
         }
     }
 
-    /** Scores of four query rows against keys jb..jb+bc (padding rows of Q are zeros), two key groups at a time. */
-    private static void scoresBlock(Scratch s, int d, int skP, int jb, int bc) {
-        float[] kt = s.kt;
-        float[] q = s.q;
+    /**
+     * Scores of four staged query rows against keys jb..jb+bc (padding rows of Q are zeros), two
+     * key groups at a time, into {@code dst[off + r * stride + c]} for row r and key jb + c.
+     */
+    static void scoresBlock(float[] kt, float[] q, int d, int jb, int bc, float[] dst, int off, int stride) {
         int group = d * VL;
         int c = 0;
         for (; c + 2 * VL <= bc; c += 2 * VL) {
@@ -233,14 +245,14 @@ public final class FlashAttention {
                 a3 = x.fma(kv, a3);
                 b3 = x.fma(kw, b3);
             }
-            a0.intoArray(s.s, c);
-            b0.intoArray(s.s, c + VL);
-            a1.intoArray(s.s, KB + c);
-            b1.intoArray(s.s, KB + c + VL);
-            a2.intoArray(s.s, 2 * KB + c);
-            b2.intoArray(s.s, 2 * KB + c + VL);
-            a3.intoArray(s.s, 3 * KB + c);
-            b3.intoArray(s.s, 3 * KB + c + VL);
+            a0.intoArray(dst, off + c);
+            b0.intoArray(dst, off + c + VL);
+            a1.intoArray(dst, off + stride + c);
+            b1.intoArray(dst, off + stride + c + VL);
+            a2.intoArray(dst, off + 2 * stride + c);
+            b2.intoArray(dst, off + 2 * stride + c + VL);
+            a3.intoArray(dst, off + 3 * stride + c);
+            b3.intoArray(dst, off + 3 * stride + c + VL);
         }
         for (; c < bc; c += VL) {
             FloatVector a0 = FloatVector.zero(S);
@@ -255,10 +267,10 @@ public final class FlashAttention {
                 a2 = FloatVector.broadcast(S, q[2 * d + e]).fma(kv, a2);
                 a3 = FloatVector.broadcast(S, q[3 * d + e]).fma(kv, a3);
             }
-            a0.intoArray(s.s, c);
-            a1.intoArray(s.s, KB + c);
-            a2.intoArray(s.s, 2 * KB + c);
-            a3.intoArray(s.s, 3 * KB + c);
+            a0.intoArray(dst, off + c);
+            a1.intoArray(dst, off + stride + c);
+            a2.intoArray(dst, off + 2 * stride + c);
+            a3.intoArray(dst, off + 3 * stride + c);
         }
     }
 
@@ -440,7 +452,7 @@ public final class FlashAttention {
         }
     }
 
-    private static int roundUp(int n) {
+    static int roundUp(int n) {
         return (n + VL - 1) / VL * VL;
     }
 

@@ -130,7 +130,7 @@ public record AttentionShape(Op qk, List<Op> scoreOps, Op softmax, Op pv, List<O
         core.add(pv);
         for (Op op : List.copyOf(core)) {
             for (LogicalTensor in : op.inputs()) {
-                collectViews(in.id(), index, available, leavesGraph, core, prefix);
+                collectViews(in.id(), OpIndex.VIEWS, index, available, leavesGraph, core, prefix);
             }
         }
         List<Op> suffix = new ArrayList<>();
@@ -146,11 +146,11 @@ public record AttentionShape(Op qk, List<Op> scoreOps, Op softmax, Op pv, List<O
         return new AttentionShape(qk, scoreOps, softmax, pv, prefix, suffix);
     }
 
-    /** Adds the view ops producing a tensor (and theirs) when nothing else reads their outputs. */
-    private static void collectViews(long tensor, OpIndex index, Predicate<Op> available, LongPredicate leavesGraph,
-            Set<Op> core, List<Op> prefix) {
+    /** Adds the view ops of the given kinds producing a tensor (and theirs) when nothing else reads their outputs. */
+    static void collectViews(long tensor, Set<OpKind> views, OpIndex index, Predicate<Op> available,
+            LongPredicate leavesGraph, Set<Op> core, List<Op> prefix) {
         Op p = index.producer(tensor);
-        if (p == null || !OpIndex.VIEWS.contains(p.kind()) || !available.test(p) || core.contains(p)
+        if (p == null || !views.contains(p.kind()) || !available.test(p) || core.contains(p)
                 || leavesGraph.test(tensor) || !f32(p.output(0))) {
             return;
         }
@@ -160,7 +160,7 @@ public record AttentionShape(Op qk, List<Op> scoreOps, Op softmax, Op pv, List<O
             }
         }
         core.add(p);
-        collectViews(p.input(0).id(), index, available, leavesGraph, core, prefix);
+        collectViews(p.input(0).id(), views, index, available, leavesGraph, core, prefix);
         prefix.add(p); // after its own producers
     }
 
@@ -174,7 +174,7 @@ public record AttentionShape(Op qk, List<Op> scoreOps, Op softmax, Op pv, List<O
     }
 
     /** f32, or bf16/f16 widened on load and rounded on store (the loop itself computes in f32). */
-    private static boolean f32(LogicalTensor t) {
+    static boolean f32(LogicalTensor t) {
         return t.dataType() == DataType.F32 || t.dataType() == DataType.BF16 || t.dataType() == DataType.F16;
     }
 }
