@@ -88,6 +88,15 @@ public interface Backend {
     default void setThreads(int threads) {
     }
 
+    /**
+     * The runtime's CPU thread teams, given when the backend is registered. A backend with
+     * parallel loops runs them on {@code teams.team(engine, threads)} so that all CPU backends
+     * share one team per engine; until this is called (a backend used without a runtime) it
+     * runs them on the calling thread.
+     */
+    default void setCpuTeams(CpuTeams teams) {
+    }
+
     /** Called when the runtime drops the backend (bundle stopping); free shared resources here. */
     default void close() {
     }

@@ -78,6 +78,11 @@ public abstract class ForwardingBackend implements Backend {
     }
 
     @Override
+    public void setCpuTeams(CpuTeams teams) {
+        delegate.setCpuTeams(teams);
+    }
+
+    @Override
     public void close() {
         delegate.close();
     }

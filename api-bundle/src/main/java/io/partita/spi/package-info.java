@@ -6,7 +6,7 @@
  * Runtime's GetCapability/Compile and oneDNN's backend registry.
  */
 @Export
-@Version("0.6.0")
+@Version("0.7.0")
 package io.partita.spi;
 
 import org.osgi.annotation.bundle.Export;

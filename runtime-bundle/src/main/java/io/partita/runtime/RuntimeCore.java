@@ -34,6 +34,7 @@ import io.partita.graph.InvalidArgumentException;
 import io.partita.graph.OpSchemaRegistry;
 import io.partita.graph.PartitionPolicy;
 import io.partita.runtime.schema.registry.OpSchemas;
+import io.partita.runtime.threads.SharedTeams;
 import io.partita.spi.Backend;
 
 /**
@@ -54,6 +55,8 @@ public final class RuntimeCore implements GraphRuntime {
     /** Backends registered with {@code enabled = false}, and their ranks: listed, never offered graphs. */
     private final Map<Backend, Integer> disabled = new java.util.LinkedHashMap<>();
     private final CacheManager caches;
+    /** The CPU thread teams every backend runs its parallel loops on (one per engine and count). */
+    private final SharedTeams teams = new SharedTeams("partita-cpu");
     /** The thread setting passed to backends, 0 until {@link #setThreads} is called. */
     private volatile int threads;
     private final KernelCache<CompiledPartitionKey, CompiledPartitionImpl> compiled;
@@ -86,6 +89,7 @@ public final class RuntimeCore implements GraphRuntime {
         if (m != null) {
             m.unregisterAll();
         }
+        teams.close();
     }
 
     /**
@@ -271,6 +275,7 @@ public final class RuntimeCore implements GraphRuntime {
         if (m != null) {
             next.stream().filter(h -> h.backend() == backend).forEach(m::register);
         }
+        backend.setCpuTeams(teams);
         if (threads > 0) {
             backend.setThreads(threads);
         }

@@ -5,7 +5,8 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 
-import io.partita.backend.dnnl.internal.exec.WorkerPool;
+import io.partita.runtime.threads.WorkerTeam;
+import io.partita.spi.CpuTeam;
 import io.partita.backend.dnnl.internal.gemm.PackedB;
 import io.partita.backend.dnnl.internal.gemm.Sgemm;
 import io.partita.backend.dnnl.internal.isa.Isa;
@@ -24,7 +25,7 @@ public final class SgemmProbe {
             efficiency(args);
             return;
         }
-        try (Arena arena = Arena.ofShared(); WorkerPool pool = new WorkerPool(threads, "probe")) {
+        try (Arena arena = Arena.ofShared(); WorkerTeam pool = new WorkerTeam(threads, "probe")) {
             for (int round = 0; round < 2; round++) {
                 for (int s = 1; s < args.length; s++) {
                     String[] d = args[s].split("x");
@@ -102,7 +103,7 @@ public final class SgemmProbe {
         return sum;
     }
 
-    private static void run(Arena arena, WorkerPool pool, int m, int k, int n, int threads) {
+    private static void run(Arena arena, CpuTeam pool, int m, int k, int n, int threads) {
         MemorySegment a = arena.allocate(4L * m * k, 64);
         MemorySegment b = arena.allocate(4L * k * n, 64);
         MemorySegment c = arena.allocate(4L * m * n, 64);
@@ -116,7 +117,7 @@ public final class SgemmProbe {
         int iters = (int) Math.max(10, 3e10 / (2.0 * m * k * n));
         long[] t = new long[iters];
         long cpuStart = workerCpu();
-        WorkerPool p = threads == 1 ? null : pool;
+        CpuTeam p = threads == 1 ? null : pool;
         // Time-based warm-up: the kernels need C2, and a count-based one left large shapes in C1 code.
         long warmEnd = System.nanoTime() + 3_000_000_000L;
         while (System.nanoTime() < warmEnd) {

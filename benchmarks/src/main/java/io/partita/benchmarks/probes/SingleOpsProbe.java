@@ -5,7 +5,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
-import io.partita.backend.dnnl.internal.exec.WorkerPool;
+import io.partita.runtime.threads.WorkerTeam;
+import io.partita.spi.CpuTeam;
 import io.partita.backend.dnnl.internal.ops.CopyPrimitive;
 import io.partita.backend.dnnl.internal.ops.LayerNormPrimitive;
 import io.partita.backend.dnnl.internal.ops.PoolPrimitive;
@@ -29,7 +30,7 @@ public final class SingleOpsProbe {
         String only = args.length > 1 ? args[1] : "";
         long[] nchw = {64, 128, 28, 28};
         long[] rows = {4096, 1024};
-        try (Arena arena = Arena.ofShared(); WorkerPool pool = new WorkerPool(threads, "probe")) {
+        try (Arena arena = Arena.ofShared(); WorkerTeam pool = new WorkerTeam(threads, "probe")) {
             Engine e = Engine.cpu();
             run(only, "softmax axis1 " + Arrays.toString(nchw), new SoftMaxPrimitive(new SoftMaxPrimitive.Desc(nchw,
                     LogicalTensor.denseStrides(nchw), 1, false, 0, -1, PostOpChain.EMPTY, new int[0])),
@@ -103,7 +104,7 @@ public final class SingleOpsProbe {
         return List.of(Tensor.allocate(LogicalTensor.of(100, dt, dims), e, arena));
     }
 
-    private static void run(String only, String name, Primitive p, List<Tensor> in, List<Tensor> out, WorkerPool pool) {
+    private static void run(String only, String name, Primitive p, List<Tensor> in, List<Tensor> out, CpuTeam pool) {
         if (!only.isEmpty() && !name.startsWith(only)) {
             return;
         }

@@ -30,6 +30,7 @@ import io.partita.graph.UnsupportedFeatureException;
 import io.partita.spi.Backend;
 import io.partita.spi.Claim;
 import io.partita.spi.CompileRequest;
+import io.partita.spi.CpuTeams;
 import io.partita.spi.GraphView;
 import io.partita.spi.Kernel;
 
@@ -61,7 +62,9 @@ public final class CompilerBackend implements Backend {
     private final RowKernelGenerator generator;
     /** Packed MLP weights live in the unified constant cache under this backend's id. */
     private final CacheManager caches;
-    private volatile Parallel pool;
+    /** The team each engine's partitions last used (a cache of {@code teams.team(engine, threads)}). */
+    private final java.util.Map<Integer, Parallel> pools = new java.util.concurrent.ConcurrentHashMap<>();
+    private volatile CpuTeams teams;
     private volatile int threads = Math.max(1, Runtime.getRuntime().availableProcessors());
 
     public CompilerBackend(CacheManager caches) {
@@ -216,7 +219,7 @@ public final class CompilerBackend implements Backend {
     public Kernel compile(CompileRequest request) {
         try (RowKernelGenerator.Session s = generator.record()) {
             Program p = program(request);
-            return new CompilerKernel(this, p, s.blobs());
+            return new CompilerKernel(this, p, s.blobs(), request.engine().index());
         }
     }
 
@@ -228,7 +231,7 @@ public final class CompilerBackend implements Backend {
     public Kernel compileFromBlobs(CompileRequest request, List<byte[]> blobs) {
         try (RowKernelGenerator.Session s = generator.replay(blobs)) {
             Program p = program(request);
-            return new CompilerKernel(this, p, s.blobs());
+            return new CompilerKernel(this, p, s.blobs(), request.engine().index());
         } catch (RowKernelGenerator.BlobRefusedException e) {
             throw new io.partita.graph.CacheBlobException(io.partita.graph.CacheBlobException.Reason.REFUSED,
                     "compiler backend, partition " + request.partitionId() + ": " + e.getMessage(), e);
@@ -323,24 +326,30 @@ public final class CompilerBackend implements Backend {
         threads = count;
     }
 
-    /** The worker pool, rebuilt when the thread setting changed. */
-    Parallel pool() {
-        Parallel p = pool;
-        if (p != null && p.threads() == threads) {
+    /** The runtime's thread teams: fused loops run on the team of their engine. */
+    @Override
+    public void setCpuTeams(CpuTeams teams) {
+        this.teams = teams;
+        pools.clear();
+    }
+
+    /**
+     * Where the loops of a partition on CPU engine {@code engineIndex} run: the runtime's team for
+     * the thread setting, or the calling thread for a backend used without a runtime.
+     */
+    Parallel pool(int engineIndex) {
+        int count = threads;
+        Parallel p = pools.get(engineIndex);
+        if (p != null && p.threads() == count) {
             return p;
         }
-        synchronized (this) {
-            p = pool;
-            if (p == null || p.threads() != threads) {
-                Parallel old = p;
-                p = new Parallel(threads);
-                pool = p;
-                if (old != null) {
-                    old.close(); // running loops finish; new ones use the fresh pool
-                }
-            }
-            return p;
+        CpuTeams t = teams;
+        if (t == null) {
+            return Parallel.CALLER;
         }
+        p = new Parallel(t.team(engineIndex, count));
+        pools.put(engineIndex, p);
+        return p;
     }
 
     public RowKernelGenerator.Stats codegenStats() {
@@ -349,10 +358,7 @@ public final class CompilerBackend implements Backend {
 
     @Override
     public void close() {
-        Parallel p = pool;
-        if (p != null) {
-            p.close();
-        }
+        pools.clear(); // the teams are the runtime's
         generator.clear();
     }
 }

@@ -14,11 +14,13 @@ final class CompilerKernel implements Kernel {
     private final Program program;
     /** The generated classes the program uses, as cache blobs. */
     private final List<byte[]> blobs;
+    private final int engineIndex;
 
-    CompilerKernel(CompilerBackend backend, Program program, List<byte[]> blobs) {
+    CompilerKernel(CompilerBackend backend, Program program, List<byte[]> blobs, int engineIndex) {
         this.backend = backend;
         this.program = program;
         this.blobs = List.copyOf(blobs);
+        this.engineIndex = engineIndex;
     }
 
     @Override
@@ -28,7 +30,7 @@ final class CompilerKernel implements Kernel {
 
     @Override
     public void execute(Stream stream, List<Tensor> inputs, List<Tensor> outputs) {
-        program.execute(inputs, outputs, Kernel.sharedAcrossThreads(inputs, outputs) ? backend.pool() : Parallel.CALLER);
+        program.execute(inputs, outputs, Kernel.sharedAcrossThreads(inputs, outputs) ? backend.pool(engineIndex) : Parallel.CALLER);
     }
 
     @Override

@@ -6,7 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 
-import io.partita.backend.dnnl.internal.exec.WorkerPool;
+import io.partita.spi.CpuTeam;
 import io.partita.backend.dnnl.internal.ops.StridedCopy;
 import io.partita.backend.dnnl.internal.plan.PlannedRequest;
 import io.partita.graph.LayoutType;
@@ -99,7 +99,7 @@ final class DenseOutputs {
     }
 
     /** Copies the scratch results into the caller's strided outputs. */
-    void copyBack(List<Tensor> scratch, List<Tensor> out, WorkerPool pool) {
+    void copyBack(List<Tensor> scratch, List<Tensor> out, CpuTeam pool) {
         for (int i = 0; i < relayed.length; i++) {
             if (relayed[i]) {
                 MemorySegment dense = scratch.get(i).data();

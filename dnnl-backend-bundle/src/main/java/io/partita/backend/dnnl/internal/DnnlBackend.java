@@ -10,7 +10,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import io.partita.backend.dnnl.internal.exec.WorkerPool;
+import io.partita.spi.CpuTeam;
+import io.partita.spi.CpuTeams;
 import io.partita.backend.dnnl.internal.isa.Isa;
 import io.partita.backend.dnnl.internal.ops.SingleOps;
 import io.partita.backend.dnnl.internal.pattern.PatternMatcher;
@@ -32,7 +33,8 @@ import io.partita.spi.Kernel;
  * The DNNL-style backend: claims f32 fusion patterns, oneDNN's int8 MatMul and Convolution patterns
  * (computed in f32 on dequantized operands) and single ops with static shapes, compiles
  * each partition into a primitive kept in the primitive cache (equal descriptors share one), and
- * runs it on a per-engine worker pool with constant weights packed once into the unified cache.
+ * runs it on the runtime's thread team of its engine (shared with the other CPU backends), with
+ * constant weights packed once into the unified cache.
  * Where the JVM does not compile the Vector API to vector instructions ({@link Isa#USABLE}) it
  * claims nothing: its kernels would run tens of times slower than the reference backend's.
  */
@@ -45,7 +47,9 @@ public final class DnnlBackend implements Backend {
 
     private final CacheManager caches;
     private final KernelCache<PrimitiveKey, Primitive> primitives;
-    private final Map<Integer, WorkerPool> pools = new ConcurrentHashMap<>();
+    /** The team each engine's kernels last used (a cache of {@code teams.team(engine, threads)}). */
+    private final Map<Integer, CpuTeam> pools = new ConcurrentHashMap<>();
+    private volatile CpuTeams teams;
     private final Set<OpKind> implemented;
     private volatile int threads = ThreadSetting.fromEnvironment(System.getenv(ThreadSetting.ENV));
 
@@ -126,26 +130,30 @@ public final class DnnlBackend implements Backend {
         return threads;
     }
 
-    /** The worker pool of an engine, sized by the thread setting (rebuilt when that changes). */
-    WorkerPool pool(int engineIndex) {
+    /** The runtime's thread teams: the kernels' loops run on the team of their engine. */
+    @Override
+    public void setCpuTeams(CpuTeams teams) {
+        this.teams = teams;
+        pools.clear();
+    }
+
+    /**
+     * The runtime's team of an engine for the thread setting, or null (loops on the calling
+     * thread) for a backend used without a runtime.
+     */
+    CpuTeam pool(int engineIndex) {
         int threads = this.threads;
-        WorkerPool p = pools.get(engineIndex);
+        CpuTeam p = pools.get(engineIndex);
         if (p != null && p.threads() == threads) {
             return p;
         }
-        synchronized (pools) {
-            p = pools.get(engineIndex);
-            if (p == null || p.threads() != threads) {
-                WorkerPool fresh = new WorkerPool(threads, "dnnl-cpu" + engineIndex);
-                WorkerPool old = pools.put(engineIndex, fresh);
-                if (old != null) {
-                    old.close(); // waits for a loop in progress; its callers finish on their own threads
-                    LOG.info("dnnl engine cpu.{} pool now runs {} threads", engineIndex, threads);
-                }
-                p = fresh;
-            }
-            return p;
+        CpuTeams t = teams;
+        if (t == null) {
+            return null;
         }
+        p = t.team(engineIndex, threads);
+        pools.put(engineIndex, p); // the runtime's teams are shared: nothing to close when replaced
+        return p;
     }
 
     CacheManager caches() {
@@ -155,8 +163,7 @@ public final class DnnlBackend implements Backend {
     @Override
     public void close() {
         Warmup.stop();
-        pools.values().forEach(WorkerPool::close);
-        pools.clear();
+        pools.clear(); // the teams are the runtime's
         primitives.removeIf(k -> k.backend().equals(ID));
     }
 }

@@ -4,7 +4,7 @@ import java.lang.foreign.Arena;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
-import io.partita.backend.dnnl.internal.exec.WorkerPool;
+import io.partita.spi.CpuTeam;
 import io.partita.backend.dnnl.internal.primitive.Invocation;
 import io.partita.backend.dnnl.internal.primitive.Primitive;
 import io.partita.cache.BufferProducer;
@@ -76,7 +76,7 @@ final class DnnlKernel implements Kernel {
             return Kernel.super.prepare(in, out);
         }
         List<Tensor> ins = List.copyOf(in);
-        WorkerPool pool = Kernel.sharedAcrossThreads(ins, out) ? backend.pool(engineIndex) : null;
+        CpuTeam pool = Kernel.sharedAcrossThreads(ins, out) ? backend.pool(engineIndex) : null;
         Invocation inv = new Invocation(ins, List.copyOf(out), pool,
                 (input, form, bytes, producer) -> constant(ins, input, form, bytes, producer));
         return stream -> primitive.execute(inv);
@@ -84,7 +84,7 @@ final class DnnlKernel implements Kernel {
 
     @Override
     public void execute(Stream stream, List<Tensor> in, List<Tensor> out) {
-        WorkerPool pool = Kernel.sharedAcrossThreads(in, out) ? backend.pool(engineIndex) : null;
+        CpuTeam pool = Kernel.sharedAcrossThreads(in, out) ? backend.pool(engineIndex) : null;
         if (relay == null) {
             primitive.execute(new Invocation(in, out, pool, (input, form, bytes, producer) -> constant(in, input,
                     form, bytes, producer)));

@@ -7,7 +7,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import io.partita.backend.dnnl.internal.exec.WorkerPool;
+import io.partita.spi.CpuTeam;
 import io.partita.backend.dnnl.internal.isa.Isa;
 import io.partita.backend.dnnl.internal.ops.MatMulPrimitive;
 import io.partita.backend.dnnl.internal.postops.Activation;
@@ -116,7 +116,7 @@ final class Warmup {
         Engine e = Engine.cpu();
         Invocation inv = new Invocation(
                 List.of(Tensor.allocate(a, e, arena), Tensor.allocate(b, e, arena), Tensor.allocate(bias, e, arena)),
-                List.of(Tensor.allocate(c, e, arena)), (WorkerPool) null, (input, form, bytes, producer) -> null);
+                List.of(Tensor.allocate(c, e, arena)), (CpuTeam) null, (input, form, bytes, producer) -> null);
         return () -> p.execute(inv);
     }
 }

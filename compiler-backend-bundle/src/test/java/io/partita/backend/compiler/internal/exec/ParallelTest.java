@@ -13,9 +13,11 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import io.partita.runtime.threads.WorkerTeam;
+
 /**
- * The caller works beside the pool's workers, each starting on its own share and then taking over
- * the others' rest: every task runs exactly once, forEach returns only after the last one, a
+ * Fused loops on a runtime thread team: the caller works beside the team's workers, each starting
+ * on its own share and then taking over the others' rest: every task runs exactly once, forEach returns only after the last one, a
  * failure stops the claiming and is rethrown after every thread is done, and callers from several
  * threads (and from inside a task) never deadlock.
  */
@@ -24,7 +26,8 @@ class ParallelTest {
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void everyTaskRunsExactlyOnceAndBeforeForEachReturns() {
-        try (Parallel p = new Parallel(3)) {
+        try (WorkerTeam team = new WorkerTeam(3, "parallel-test")) {
+            Parallel p = new Parallel(team);
             p.forEach(0, i -> {
                 throw new AssertionError("no task of an empty loop runs");
             });
@@ -65,13 +68,14 @@ class ParallelTest {
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void theCallerWorksBesideTheWorker() {
-        try (Parallel p = new Parallel(2)) { // one worker and the caller
+        try (WorkerTeam team = new WorkerTeam(2, "parallel-test")) { // one worker and the caller
+            Parallel p = new Parallel(team);
             for (int round = 0; round < 50; round++) {
                 // the worker's task waits: only a caller that works itself runs task 0
                 assertSame(Thread.currentThread(), twoTasks(p, 1)[0], "round " + round);
                 // the caller's task waits: the worker runs task 1
                 Thread other = twoTasks(p, 0)[1];
-                assertTrue(other != Thread.currentThread() && other.getName().startsWith("compiler-cpu-"),
+                assertTrue(other != Thread.currentThread() && other.getName().startsWith("parallel-test-"),
                         "round " + round + ": " + other);
             }
         }
@@ -80,7 +84,8 @@ class ParallelTest {
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
     void aFailureIsRethrownAfterEveryThreadStopped() {
-        try (Parallel p = new Parallel(2)) {
+        try (WorkerTeam team = new WorkerTeam(2, "parallel-test")) {
+            Parallel p = new Parallel(team);
             AtomicInteger running = new AtomicInteger();
             AtomicInteger started = new AtomicInteger();
             IllegalArgumentException boom = new IllegalArgumentException("task 3 failed");
@@ -105,7 +110,8 @@ class ParallelTest {
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void concurrentAndNestedCallersFinish() throws InterruptedException {
-        try (Parallel p = new Parallel(2)) {
+        try (WorkerTeam team = new WorkerTeam(2, "parallel-test")) {
+            Parallel p = new Parallel(team);
             int callers = 6;
             AtomicInteger total = new AtomicInteger();
             Thread[] ts = new Thread[callers];

@@ -4,7 +4,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 
-import io.partita.backend.dnnl.internal.exec.WorkerPool;
+import io.partita.spi.CpuTeam;
 import io.partita.backend.dnnl.internal.isa.Isa;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorMask;
@@ -37,7 +37,7 @@ final class Gemv {
 
     /** C[0, :] = A[0, :] x B (+ bias) (+ epilogue), A's row at {@code a}. */
     static void multiply(StridedRows a, PanelSource b, MemorySegment c, long cOff, float[] bias, boolean relu,
-            Sgemm.Epilogue epilogue, WorkerPool pool) {
+            Sgemm.Epilogue epilogue, CpuTeam pool) {
         int k = b.k();
         float[] x = ROW.get();
         if (x.length < k) {
@@ -53,7 +53,7 @@ final class Gemv {
         }
         float[] row = x;
         int panels = b.panels();
-        WorkerPool.RangeBody body = (p0, p1) -> {
+        CpuTeam.RangeBody body = (p0, p1) -> {
             float[] acc = ACC.get(); // this thread's, once per range
             float[] scratch = scratch(Math.min(Sgemm.KC, b.k()));
             for (int p = p0; p < p1; p++) {

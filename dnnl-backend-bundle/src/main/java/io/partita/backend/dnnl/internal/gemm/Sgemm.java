@@ -2,7 +2,7 @@ package io.partita.backend.dnnl.internal.gemm;
 
 import java.lang.foreign.MemorySegment;
 
-import io.partita.backend.dnnl.internal.exec.WorkerPool;
+import io.partita.spi.CpuTeam;
 
 /**
  * C[M, N] = A[M, K] x B[K, N] in single precision, with an epilogue applied to finished output
@@ -53,7 +53,7 @@ public final class Sgemm {
      * {@code cOff + 4 * (i * ldc + j)}.
      */
     public static void multiply(MemorySegment a, long aOff, long aRowStride, long aColStride, int m, PanelSource b,
-            MemorySegment c, long cOff, long ldc, Epilogue epilogue, WorkerPool pool) {
+            MemorySegment c, long cOff, long ldc, Epilogue epilogue, CpuTeam pool) {
         multiply(a, aOff, aRowStride, aColStride, m, b, c, cOff, ldc, null, false, epilogue, pool);
     }
 
@@ -63,20 +63,20 @@ public final class Sgemm {
      * is first stored; ReLU applies as each tile is last stored (its final K block).
      */
     public static void multiply(MemorySegment a, long aOff, long aRowStride, long aColStride, int m, PanelSource b,
-            MemorySegment c, long cOff, long ldc, float[] bias, boolean relu, Epilogue epilogue, WorkerPool pool) {
+            MemorySegment c, long cOff, long ldc, float[] bias, boolean relu, Epilogue epilogue, CpuTeam pool) {
         multiply(new StridedRows(a, aOff, aRowStride, aColStride, m, b.k()), b, c, cOff, ldc, bias, relu, epilogue,
                 pool);
     }
 
     /** Computes C = A x B (+ epilogue) for any row and panel sources. */
     public static void multiply(RowSource a, PanelSource b, MemorySegment c, long cOff, long ldc, Epilogue epilogue,
-            WorkerPool pool) {
+            CpuTeam pool) {
         multiply(a, b, c, cOff, ldc, null, false, epilogue, pool);
     }
 
     /** Computes C = A x B + bias per column, ReLU if asked (+ epilogue), for any row and panel sources. */
     public static void multiply(RowSource a, PanelSource b, MemorySegment c, long cOff, long ldc, float[] bias,
-            boolean relu, Epilogue epilogue, WorkerPool pool) {
+            boolean relu, Epilogue epilogue, CpuTeam pool) {
         int m = a.m();
         if (m == 0 || b.n() == 0) {
             return;

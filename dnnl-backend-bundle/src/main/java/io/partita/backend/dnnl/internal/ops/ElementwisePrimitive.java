@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
-import io.partita.backend.dnnl.internal.exec.WorkerPool;
+import io.partita.spi.CpuTeam;
 import io.partita.backend.dnnl.internal.postops.Activation;
 import io.partita.backend.dnnl.internal.postops.PostOpChain;
 import io.partita.backend.dnnl.internal.primitive.Invocation;
@@ -116,7 +116,7 @@ public final class ElementwisePrimitive implements Primitive {
         PostOpChain.Bound chain = d.chain.bind(BatchNormAffine.operands(inv, d.operandInputs, d.affines, null));
         var out = inv.out(0);
         int blocks = (int) ((total + BLOCK - 1) / BLOCK);
-        WorkerPool.RangeBody body = (b0, b1) -> {
+        CpuTeam.RangeBody body = (b0, b1) -> {
             for (int b = b0; b < b1; b++) {
                 long from = (long) b * BLOCK;
                 int count = (int) Math.min(BLOCK, total - from);

@@ -4,7 +4,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 
-import io.partita.backend.dnnl.internal.exec.WorkerPool;
+import io.partita.spi.CpuTeam;
 import io.partita.backend.dnnl.internal.gemm.PackedB;
 import io.partita.backend.dnnl.internal.gemm.Sgemm;
 import io.partita.backend.dnnl.internal.postops.PostOpChain;
@@ -124,11 +124,11 @@ public final class MatMulPrimitive implements Primitive {
                 PackedConstant.bytesFor((int) bMatrices, k, n), () -> new PackedConstant(packAll(inv))) : null;
         try {
             PackedB[] perBatch = lease != null ? null : (bMatrices == 1 ? new PackedB[] {pack(inv, 0)} : null);
-            WorkerPool pool = inv.pool();
+            CpuTeam pool = inv.pool();
             int threads = pool == null ? 1 : pool.threads();
             // Many small products: one thread per batch item; few large ones: all threads per product.
             boolean perItem = batch >= threads && (long) m * n * k < (1L << 24);
-            WorkerPool.RangeBody items = (b0, b1) -> {
+            CpuTeam.RangeBody items = (b0, b1) -> {
                 for (long bi = b0; bi < b1; bi++) {
                     long bIdx = bMatrices == 1 ? 0 : Strided.batchOffset(bi, outBatch, bBatchDims, bBatchStrides);
                     PackedB pb = lease != null ? ((PackedConstant) lease.buffer()).matrix(matrixIndex(bi))

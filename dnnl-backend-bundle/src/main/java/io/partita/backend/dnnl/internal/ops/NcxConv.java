@@ -5,7 +5,7 @@ import java.lang.foreign.ValueLayout;
 import java.nio.ByteOrder;
 import java.util.Arrays;
 
-import io.partita.backend.dnnl.internal.exec.WorkerPool;
+import io.partita.spi.CpuTeam;
 import io.partita.backend.dnnl.internal.postops.StoreChain;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorMask;
@@ -182,7 +182,7 @@ final class NcxConv {
     }
 
     /** Runs the convolution: {@code weights} packed by {@link #packWeights}. */
-    void run(MemorySegment src, float[] weights, MemorySegment dst, StoreChain.Bound post, WorkerPool pool) {
+    void run(MemorySegment src, float[] weights, MemorySegment dst, StoreChain.Bound post, CpuTeam pool) {
         for (int img0 = 0; img0 < s.n(); img0 += imagesPerChunk) {
             int imgs = Math.min(imagesPerChunk, s.n() - img0);
             int first = img0;
@@ -268,7 +268,7 @@ final class NcxConv {
      * so shares are equal to six pixels and a panel stays hot over a block (see {@link SixPixelTasks}).
      */
     private void runPixelRows(float[] planes, int first, int imgs, float[] weights, MemorySegment dst,
-            StoreChain.Bound post, WorkerPool pool) {
+            StoreChain.Bound post, CpuTeam pool) {
         SixPixelTasks space = new SixPixelTasks(s.pixels(), PIXEL_BLOCK, panels);
         forEach(pool, imgs * s.groups() * space.perOuter(), (from, to) -> {
             Scratch sc = Scratch.get();
@@ -425,7 +425,7 @@ final class NcxConv {
         }
     }
 
-    static void forEach(WorkerPool pool, int tasks, WorkerPool.RangeBody body) {
+    static void forEach(CpuTeam pool, int tasks, CpuTeam.RangeBody body) {
         if (pool == null) {
             body.run(0, tasks);
         } else {

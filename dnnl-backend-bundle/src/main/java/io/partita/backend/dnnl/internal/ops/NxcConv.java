@@ -4,7 +4,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 
-import io.partita.backend.dnnl.internal.exec.WorkerPool;
+import io.partita.spi.CpuTeam;
 import io.partita.backend.dnnl.internal.postops.StoreChain;
 
 /**
@@ -110,7 +110,7 @@ final class NxcConv {
         }
     }
 
-    void run(MemorySegment src, float[] weights, MemorySegment dst, StoreChain.Bound post, WorkerPool pool) {
+    void run(MemorySegment src, float[] weights, MemorySegment dst, StoreChain.Bound post, CpuTeam pool) {
         for (int img0 = 0; img0 < s.n(); img0 += imagesPerChunk) {
             int imgs = Math.min(imagesPerChunk, s.n() - img0);
             int first = img0;

@@ -4,7 +4,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 
-import io.partita.backend.dnnl.internal.exec.WorkerPool;
+import io.partita.spi.CpuTeam;
 import io.partita.graph.DataType;
 import io.partita.graph.ElementCodec;
 import io.partita.graph.LogicalTensor;
@@ -41,7 +41,7 @@ public record QuantParams(DataType type, float[] scales, long[] zps, int axis) {
     }
 
     /** Integer {@code src} (any strides) to dense f32 {@code dst}. */
-    void dequantize(MemorySegment src, LogicalTensor srcLt, MemorySegment dst, WorkerPool pool) {
+    void dequantize(MemorySegment src, LogicalTensor srcLt, MemorySegment dst, CpuTeam pool) {
         long[] dims = srcLt.dims();
         long[] strides = srcLt.strides();
         long inner = axis < 0 ? 1 : Strided.product(dims, axis + 1, dims.length);
@@ -59,7 +59,7 @@ public record QuantParams(DataType type, float[] scales, long[] zps, int axis) {
     }
 
     /** Dense f32 {@code src} to integer {@code dst} (any strides). */
-    void quantize(MemorySegment src, MemorySegment dst, LogicalTensor dstLt, WorkerPool pool) {
+    void quantize(MemorySegment src, MemorySegment dst, LogicalTensor dstLt, CpuTeam pool) {
         long[] dims = dstLt.dims();
         long[] strides = dstLt.strides();
         long inner = axis < 0 ? 1 : Strided.product(dims, axis + 1, dims.length);
@@ -80,7 +80,7 @@ public record QuantParams(DataType type, float[] scales, long[] zps, int axis) {
         void run(long from, long to);
     }
 
-    private static void forChunks(long n, WorkerPool pool, LongRange body) {
+    private static void forChunks(long n, CpuTeam pool, LongRange body) {
         int tasks = (int) Math.ceilDiv(n, CHUNK);
         if (pool == null || tasks <= 1) {
             body.run(0, n);

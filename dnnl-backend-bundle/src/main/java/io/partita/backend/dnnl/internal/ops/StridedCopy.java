@@ -6,7 +6,7 @@ import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.List;
 
-import io.partita.backend.dnnl.internal.exec.WorkerPool;
+import io.partita.spi.CpuTeam;
 import io.partita.graph.DataType;
 import io.partita.graph.LogicalTensor;
 import jdk.incubator.vector.FloatVector;
@@ -198,7 +198,7 @@ public final class StridedCopy {
      * Copies a dense tensor with {@code dst}'s dims and data type into {@code out}, laid out with
      * {@code dst}'s strides (a primitive's dense result relayed into a strided partition output).
      */
-    public static void denseInto(MemorySegment dense, LogicalTensor dst, MemorySegment out, WorkerPool pool) {
+    public static void denseInto(MemorySegment dense, LogicalTensor dst, MemorySegment out, CpuTeam pool) {
         long[] dims = dst.dims();
         Plan p = plan(dims, LogicalTensor.denseStrides(dims), dims, dst.strides());
         int t = code(dst.dataType());
@@ -210,7 +210,7 @@ public final class StridedCopy {
      * {@code st}, destination at {@code dstOff} of {@code dst} of type code {@code dt}.
      */
     static void run(Plan p, MemorySegment src, long srcOff, int st, MemorySegment dst, long dstOff, int dt,
-            WorkerPool pool) {
+            CpuTeam pool) {
         if (p.total == 0) {
             return;
         }
@@ -231,7 +231,7 @@ public final class StridedCopy {
             tasks = threads * 16; // rows grouped per task; the odometer walks them
         }
         int taskCount = tasks;
-        WorkerPool.RangeBody body = perRow > 1 ? (t0, t1) -> {
+        CpuTeam.RangeBody body = perRow > 1 ? (t0, t1) -> {
             for (int task = t0; task < t1; task++) {
                 long row = task / perRow;
                 long from = task % perRow * CHUNK;
@@ -275,7 +275,7 @@ public final class StridedCopy {
 
     /** A transposing copy: the plane (tileDim, innermost) in TILE x TILE tiles, other dims outside. */
     private static void runTiled(Plan p, MemorySegment src, long srcOff, int st, MemorySegment dst, long dstOff,
-            int dt, WorkerPool pool) {
+            int dt, CpuTeam pool) {
         long[] d = p.dims;
         int r = d.length;
         int k = p.tileDim;

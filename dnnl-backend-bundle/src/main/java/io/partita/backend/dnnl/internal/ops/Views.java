@@ -2,7 +2,7 @@ package io.partita.backend.dnnl.internal.ops;
 
 import java.util.List;
 
-import io.partita.backend.dnnl.internal.exec.WorkerPool;
+import io.partita.spi.CpuTeam;
 import io.partita.graph.LogicalTensor;
 import io.partita.graph.UnsupportedFeatureException;
 
@@ -80,7 +80,7 @@ final class Views {
     }
 
     /** Runs {@code body} over [0, tasks) on the pool when there is one and the work is worth it. */
-    static void parallel(WorkerPool pool, int tasks, long work, WorkerPool.RangeBody body) {
+    static void parallel(CpuTeam pool, int tasks, long work, CpuTeam.RangeBody body) {
         if (pool != null && tasks > 1 && work >= PARALLEL_GRAIN) {
             pool.parallelFor(tasks, body);
         } else if (tasks > 0) {
@@ -89,7 +89,7 @@ final class Views {
     }
 
     /** Threads available (1 without a pool). */
-    static int threads(WorkerPool pool) {
+    static int threads(CpuTeam pool) {
         return pool == null ? 1 : pool.threads();
     }
 }

@@ -3,7 +3,7 @@ package io.partita.backend.dnnl.internal.primitive;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 
-import io.partita.backend.dnnl.internal.exec.WorkerPool;
+import io.partita.spi.CpuTeam;
 import io.partita.cache.BufferProducer;
 import io.partita.cache.Lease;
 import io.partita.graph.LogicalTensor;
@@ -13,7 +13,7 @@ import io.partita.graph.Tensor;
 public final class Invocation {
     private final List<Tensor> inputs;
     private final List<Tensor> outputs;
-    private final WorkerPool pool;
+    private final CpuTeam pool;
     private final Constants constants;
 
     /** Processed constant inputs, from the unified cache. */
@@ -26,7 +26,7 @@ public final class Invocation {
         Lease get(int[] inputs, String form, long byteSize, BufferProducer producer);
     }
 
-    public Invocation(List<Tensor> inputs, List<Tensor> outputs, WorkerPool pool, Constants constants) {
+    public Invocation(List<Tensor> inputs, List<Tensor> outputs, CpuTeam pool, Constants constants) {
         this.inputs = inputs;
         this.outputs = outputs;
         this.pool = pool;
@@ -70,7 +70,7 @@ public final class Invocation {
     }
 
     /** The pool, or null when the tensors may only be touched by the calling thread. */
-    public WorkerPool pool() {
+    public CpuTeam pool() {
         return pool;
     }
 

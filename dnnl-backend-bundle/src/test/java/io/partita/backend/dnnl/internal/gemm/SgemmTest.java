@@ -11,12 +11,12 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-import io.partita.backend.dnnl.internal.exec.WorkerPool;
+import io.partita.runtime.threads.WorkerTeam;
 
 /** The blocked kernel against a plain triple loop in double, for sizes around every block edge. */
 class SgemmTest {
     private static final ValueLayout.OfFloat F = ValueLayout.JAVA_FLOAT;
-    private static final WorkerPool POOL = new WorkerPool(2, "sgemm-test");
+    private static final WorkerTeam POOL = new WorkerTeam(2, "sgemm-test");
 
     @AfterAll
     static void close() {

@@ -1,8 +1,10 @@
-package io.partita.backend.dnnl.internal.exec;
+package io.partita.runtime.threads;
 
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;
+
+import io.partita.spi.CpuTeam;
 
 /**
  * A fixed team of threads for one engine: the caller takes the first share of a parallel loop and
@@ -27,7 +29,7 @@ import java.util.concurrent.locks.LockSupport;
  * <p>One parallel loop runs at a time; concurrent callers (several threads executing compiled
  * partitions) take turns, and a loop started from inside a loop runs on the caller alone.
  */
-public final class WorkerPool implements AutoCloseable {
+public final class WorkerTeam implements CpuTeam, AutoCloseable {
     static final long SPIN_NANOS = 200_000;
     /** Chunks a share is claimed in: small enough to even out, large enough that each call amortises. */
     static final int CHUNKS_PER_PART = 8;
@@ -43,12 +45,6 @@ public final class WorkerPool implements AutoCloseable {
     private volatile Loop current;
     private long nextId = 1;
     private volatile boolean closed;
-
-    /** A loop body over the range [from, to) of task indices. */
-    @FunctionalInterface
-    public interface RangeBody {
-        void run(int from, int to);
-    }
 
     private static final class Loop {
         final long id;
@@ -134,12 +130,12 @@ public final class WorkerPool implements AutoCloseable {
         }
     }
 
-    public WorkerPool(int threads, String name) {
+    public WorkerTeam(int threads, String name) {
         this(threads, name, Runtime.getRuntime().availableProcessors());
     }
 
     /** A pool that spins only if {@code threads <= processors}; tests pass the processor count. */
-    WorkerPool(int threads, String name, int processors) {
+    WorkerTeam(int threads, String name, int processors) {
         if (threads < 1) {
             throw new IllegalArgumentException("a worker pool needs at least 1 thread, got " + threads);
         }
@@ -155,6 +151,7 @@ public final class WorkerPool implements AutoCloseable {
         }
     }
 
+    @Override
     public int threads() {
         return threads;
     }
@@ -165,21 +162,11 @@ public final class WorkerPool implements AutoCloseable {
     }
 
     /**
-     * Runs body over [0, tasks), and returns when all are done; rethrows the first failure. Each
-     * thread starts on its own contiguous share (fewer shares when there are fewer tasks) and runs
-     * it in chunks of about an eighth of it, calling body once per chunk; a thread done with its
-     * share takes the back half of what another has not yet claimed. So body must accept any
-     * sub-range and should cost little per call.
-     */
-    public void parallelFor(int tasks, RangeBody body) {
-        parallelFor(tasks, 1, body);
-    }
-
-    /**
-     * As {@link #parallelFor(int, RangeBody)}, claiming at least {@code minChunk} tasks at a time
+     * Runs body over [0, tasks), claiming at least {@code minChunk} tasks at a time
      * (a share's size: one call per share unless it is taken over), for bodies whose calls are
      * expensive to split (each re-reads a large operand).
      */
+    @Override
     public void parallelFor(int tasks, int minChunk, RangeBody body) {
         if (tasks <= 0) {
             return;

@@ -1,4 +1,4 @@
-package io.partita.backend.dnnl.internal.exec;
+package io.partita.runtime.threads;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -23,12 +23,12 @@ import org.junit.jupiter.api.Test;
  * ones with work), with concurrent callers, failures and nested loops. Timeouts are generous:
  * the point is progress, not speed, on a possibly loaded 2-core machine.
  */
-class WorkerPoolTest {
+class WorkerTeamTest {
     private static final Duration BOUND = Duration.ofSeconds(60);
     private static final int TASKS = 1000;
 
     /** Runs one loop in which every task adds its loop number to its slot. */
-    private static void addLoop(WorkerPool pool, AtomicIntegerArray sums, int loop) {
+    private static void addLoop(WorkerTeam pool, AtomicIntegerArray sums, int loop) {
         pool.parallelFor(sums.length(), (from, to) -> {
             for (int i = from; i < to; i++) {
                 sums.addAndGet(i, loop);
@@ -46,7 +46,7 @@ class WorkerPoolTest {
 
     @Test
     void manyMoreThreadsThanCoresCompleteLoops() {
-        try (WorkerPool pool = new WorkerPool(64, "oversubscribed", 2)) {
+        try (WorkerTeam pool = new WorkerTeam(64, "oversubscribed", 2)) {
             assertFalse(pool.spins(), "64 threads on 2 processors must not spin");
             AtomicIntegerArray sums = new AtomicIntegerArray(TASKS);
             assertTimeoutPreemptively(BOUND, () -> {
@@ -60,7 +60,7 @@ class WorkerPoolTest {
 
     @Test
     void aThousandThreadsCompleteLoops() {
-        try (WorkerPool pool = new WorkerPool(1024, "max", Runtime.getRuntime().availableProcessors())) {
+        try (WorkerTeam pool = new WorkerTeam(1024, "max", Runtime.getRuntime().availableProcessors())) {
             AtomicIntegerArray sums = new AtomicIntegerArray(4 * 1024);
             assertTimeoutPreemptively(BOUND, () -> {
                 for (int loop = 1; loop <= 20; loop++) {
@@ -75,7 +75,7 @@ class WorkerPoolTest {
     @Test
     void spinningPoolWithMoreThreadsThanCoresCompletesLoops() {
         int threads = 8 * Runtime.getRuntime().availableProcessors();
-        try (WorkerPool pool = new WorkerPool(threads, "spinning", threads)) {
+        try (WorkerTeam pool = new WorkerTeam(threads, "spinning", threads)) {
             assertTrue(pool.spins());
             AtomicIntegerArray sums = new AtomicIntegerArray(TASKS);
             assertTimeoutPreemptively(BOUND, () -> {
@@ -90,7 +90,7 @@ class WorkerPoolTest {
     @Test
     void concurrentCallersEachGetTheirOwnResults() throws Exception {
         for (int threads : new int[] {2, 64}) {
-            try (WorkerPool pool = new WorkerPool(threads, "shared", 2)) {
+            try (WorkerTeam pool = new WorkerTeam(threads, "shared", 2)) {
                 ExecutorService callers = Executors.newFixedThreadPool(4);
                 try {
                     List<Future<AtomicIntegerArray>> results = new ArrayList<>();
@@ -118,7 +118,7 @@ class WorkerPoolTest {
     @Test
     void idleWorkersStopSpinningAndPark() throws Exception {
         int threads = Math.max(2, Runtime.getRuntime().availableProcessors());
-        try (WorkerPool pool = new WorkerPool(threads, "idle-test", threads)) {
+        try (WorkerTeam pool = new WorkerTeam(threads, "idle-test", threads)) {
             AtomicIntegerArray sums = new AtomicIntegerArray(TASKS);
             for (int loop = 1; loop <= 20; loop++) {
                 addLoop(pool, sums, loop);
@@ -143,7 +143,7 @@ class WorkerPoolTest {
 
     @Test
     void aFailureReachesTheCallerAndThePoolGoesOn() {
-        try (WorkerPool pool = new WorkerPool(16, "failing", 2)) {
+        try (WorkerTeam pool = new WorkerTeam(16, "failing", 2)) {
             IllegalStateException boom = new IllegalStateException("boom");
             IllegalStateException thrown = assertThrows(IllegalStateException.class, () -> pool.parallelFor(16, (from, to) -> {
                 if (from == 8) {
@@ -159,7 +159,7 @@ class WorkerPoolTest {
 
     @Test
     void aNestedLoopRunsOnItsCaller() {
-        try (WorkerPool pool = new WorkerPool(8, "nested", 2)) {
+        try (WorkerTeam pool = new WorkerTeam(8, "nested", 2)) {
             AtomicIntegerArray sums = new AtomicIntegerArray(64);
             assertTimeoutPreemptively(BOUND, () -> pool.parallelFor(8, (from, to) -> {
                 for (int outer = from; outer < to; outer++) {
@@ -183,13 +183,13 @@ class WorkerPoolTest {
      */
     @Test
     void aStalledShareIsTakenOverAndEveryTaskRunsOnce() {
-        try (WorkerPool pool = new WorkerPool(2, "takeover", 2)) {
+        try (WorkerTeam pool = new WorkerTeam(2, "takeover", 2)) {
             int tasks = 64;
             AtomicIntegerArray runs = new AtomicIntegerArray(tasks);
             java.util.concurrent.atomic.AtomicInteger byCaller = new java.util.concurrent.atomic.AtomicInteger();
             java.util.concurrent.atomic.AtomicBoolean stalled = new java.util.concurrent.atomic.AtomicBoolean();
             // (the timeout runs the loop on a thread of its own: that one is the caller)
-            assertTimeoutPreemptively(BOUND, () -> pool.parallelFor(tasks, new WorkerPool.RangeBody() {
+            assertTimeoutPreemptively(BOUND, () -> pool.parallelFor(tasks, new io.partita.spi.CpuTeam.RangeBody() {
                 final Thread caller = Thread.currentThread();
 
                 @Override
@@ -221,7 +221,7 @@ class WorkerPoolTest {
     /** With a minimum chunk of a whole share, each thread's share is one call unless taken over. */
     @Test
     void aMinimumChunkOfAShareCallsTheBodyOncePerShare() {
-        try (WorkerPool pool = new WorkerPool(2, "shares", 2)) {
+        try (WorkerTeam pool = new WorkerTeam(2, "shares", 2)) {
             java.util.List<int[]> calls = java.util.Collections.synchronizedList(new ArrayList<>());
             assertTimeoutPreemptively(BOUND, () -> pool.parallelFor(100, 50, (from, to) -> calls.add(new int[] {from, to})));
             int covered = 0;
