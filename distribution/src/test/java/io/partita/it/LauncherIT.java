@@ -482,7 +482,8 @@ public class LauncherIT {
     @Test
     public void noKernelIsLeftToTheInterpreterTiers() throws Exception {
         List<Path> graphs = new ArrayList<>();
-        for (String example : List.of("mlp.json", "attention.json", "resnet_block.json", "gemv.json")) {
+        for (String example : List.of("mlp.json", "attention.json", "resnet_block.json", "gemv.json",
+                "mqa_transposed.json")) {
             graphs.add(example(example));
         }
         // softmax across lines, reductions over columns, layer norm: kernels the examples do not reach

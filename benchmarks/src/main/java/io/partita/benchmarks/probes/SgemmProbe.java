@@ -17,7 +17,7 @@ import io.partita.backend.dnnl.internal.isa.Isa;
  */
 public final class SgemmProbe {
     /** Flops of one {@link #peak} iteration. */
-    static final int PEAK_FLOPS = 24 * 2 * Isa.LANES;
+    public static final int PEAK_FLOPS = 24 * 2 * Isa.LANES;
 
     public static void main(String[] args) {
         int threads = Integer.parseInt(args[0]);
@@ -74,7 +74,7 @@ public final class SgemmProbe {
     }
 
     /** 24 independent FMAs per iteration on registers only ({@link #PEAK_FLOPS} flops), at the kernels' width. */
-    static void peak(float[] x, int iters, float[] out) {
+    public static void peak(float[] x, int iters, float[] out) {
         var s = Isa.FLOAT;
         var a = jdk.incubator.vector.FloatVector.broadcast(s, x[0]);
         var b = jdk.incubator.vector.FloatVector.broadcast(s, 0.999f);

@@ -178,6 +178,28 @@ class NormFusionTest {
         }
     }
 
+    /** Row lengths changing call by call on every thread: each thread's kept row buffers are refitted, never shared. */
+    @Test
+    void rowLengthsChangingFromManyThreads() throws Exception {
+        CompiledPartition cp = compileDynamic(graph(RUNTIME,
+                x -> residualLayerNormGelu(x, 2, DYNAMIC_DIM, DYNAMIC_DIM, true)));
+        ExecutorService ex = Executors.newFixedThreadPool(4);
+        try {
+            List<Future<?>> fs = new ArrayList<>();
+            for (int t = 0; t < 32; t++) {
+                long c = ROW_LENGTHS[t % ROW_LENGTHS.length];
+                long s = 1 + t % 5;
+                long seed = 300 + t;
+                fs.add(ex.submit(() -> partitionMatches(cp, x -> residualLayerNormGelu(x, 2, s, c, true), seed)));
+            }
+            for (Future<?> f : fs) {
+                f.get(120, TimeUnit.SECONDS);
+            }
+        } finally {
+            ex.shutdownNow();
+        }
+    }
+
     @Test
     void staticLayerNormAloneIsNotClaimedButDynamicIs() {
         java.util.function.BiConsumer<Graph, Long> alone = (g, b) -> g.add(Op.builder(1, OpKind.LayerNorm)

@@ -46,6 +46,8 @@ public final class NormProgram implements Program {
     private final int srcOut;
     private final int meanOut;
     private final int varOut;
+    /** Each thread's row buffers, kept between calls (no allocation per call in steady state). */
+    private final ThreadLocal<Scratch> scratch = ThreadLocal.withInitial(() -> new Scratch(this));
 
     public NormProgram(CompileRequest request, NormShape shape, RowKernelGenerator generator) {
         this.request = request;
@@ -185,46 +187,35 @@ public final class NormProgram implements Program {
     private void rows(long r0, long r1, int n, int np, long[] dims, List<Tensor> in, List<Tensor> out,
             RowOperands.Bound preB, RowOperands.Bound postB, float[] gamma, float[] beta) {
         int last = dims.length - 1;
-        float[] rowBuf = new float[preSlots * np];
-        float[][] preSrc = new float[preSlots][];
-        int[] preOff = new int[preSlots];
-        for (int s = 0; s < preSlots; s++) {
-            preSrc[s] = rowBuf;
-            preOff[s] = s * np;
+        Scratch sc = scratch.get().fit(np);
+        float[] rowBuf = sc.rowBuf;
+        float[] postBuf = sc.postBuf;
+        float[][] postSrc = sc.postSrc;
+        int[] postOff = sc.postOff;
+        if (postSlots > 1) {
+            postSrc[1] = gamma == null ? postBuf : gamma;
+            postOff[1] = gamma == null ? np : 0;
         }
-        float[] postBuf = new float[postSlots * np];
-        float[][] postSrc = new float[postSlots][];
-        int[] postOff = new int[postSlots];
-        for (int s = 0; s < postSlots; s++) {
-            postSrc[s] = postBuf;
-            postOff[s] = s * np;
-        }
-        postSrc[0] = rowBuf; // the post kernel works on src's row in place
-        postOff[0] = 0;
-        if (gamma != null) {
-            postSrc[1] = gamma;
-            postOff[1] = 0;
-        }
-        if (beta != null) {
-            postSrc[2] = beta;
-            postOff[2] = 0;
+        if (postSlots > 2) {
+            postSrc[2] = beta == null ? postBuf : beta;
+            postOff[2] = beta == null ? 2 * np : 0;
         }
         // operands the same for every row (per-channel scales, biases) are staged once; slot 0 never, it is overwritten
-        boolean[] preEach = new boolean[preOps.rowCount()];
+        boolean[] preEach = sc.preEach;
         for (int k = 0; k < preEach.length; k++) {
             preEach[k] = preB.slot(k) == 0 || !preB.rowInvariant(k);
             if (!preEach[k]) {
                 preB.stage(k, 0, rowBuf, preB.slot(k) * np, n);
             }
         }
-        boolean[] postEach = new boolean[postOps.rowCount()];
+        boolean[] postEach = sc.postEach;
         for (int k = 0; k < postEach.length; k++) {
             postEach[k] = !postB.rowInvariant(k);
             if (!postEach[k]) {
                 postB.stage(k, 0, postBuf, postB.slot(k) * np, n);
             }
         }
-        float[] postScalars = new float[fixedScalars + postB.scalarValues.length];
+        float[] postScalars = sc.scalars(fixedScalars + postB.scalarValues.length);
         System.arraycopy(postB.scalarValues, 0, postScalars, fixedScalars, postB.scalarValues.length);
         Tensor res = out.get(resultOut);
         long[] resStrides = res.logicalTensor().strides();
@@ -235,7 +226,7 @@ public final class NormProgram implements Program {
                 }
             }
             if (pre != null) {
-                pre.apply(preSrc, preOff, preB.scalarValues, n, (int) r, 0);
+                pre.apply(sc.preSrc, sc.preOff, preB.scalarValues, n, (int) r, 0);
             }
             if (srcOut >= 0) {
                 Tensor s = out.get(srcOut);
@@ -331,5 +322,60 @@ public final class NormProgram implements Program {
             s += d * d;
         }
         return s;
+    }
+
+    /** One thread's staged rows: src's slots, the post chain's slots, and their source tables. */
+    private static final class Scratch {
+        private final int preSlots;
+        private final int postSlots;
+        final float[][] preSrc;
+        final int[] preOff;
+        final float[][] postSrc;
+        final int[] postOff;
+        final boolean[] preEach;
+        final boolean[] postEach;
+        float[] rowBuf = new float[0];
+        float[] postBuf = new float[0];
+        private float[] scalars = new float[0];
+        private int np = -1;
+
+        Scratch(NormProgram p) {
+            preSlots = p.preSlots;
+            postSlots = p.postSlots;
+            preSrc = new float[preSlots][];
+            preOff = new int[preSlots];
+            postSrc = new float[postSlots][];
+            postOff = new int[postSlots];
+            preEach = new boolean[p.preOps.rowCount()];
+            postEach = new boolean[p.postOps.rowCount()];
+        }
+
+        /** Buffers for rows of {@code np} (padded) elements, laid out as slot s at s * np. */
+        Scratch fit(int np) {
+            if (this.np == np) {
+                return this;
+            }
+            rowBuf = new float[preSlots * np];
+            postBuf = new float[postSlots * np];
+            for (int s = 0; s < preSlots; s++) {
+                preSrc[s] = rowBuf;
+                preOff[s] = s * np;
+            }
+            for (int s = 0; s < postSlots; s++) {
+                postSrc[s] = postBuf;
+                postOff[s] = s * np;
+            }
+            postSrc[0] = rowBuf; // the post kernel works on src's row in place
+            postOff[0] = 0;
+            this.np = np;
+            return this;
+        }
+
+        float[] scalars(int n) {
+            if (scalars.length != n) {
+                scalars = new float[n];
+            }
+            return scalars;
+        }
     }
 }

@@ -140,19 +140,20 @@ public final class PostOpChain {
             int rank = dims.length;
             long inner = rank == 0 ? 1 : dims[rank - 1];
             int done = 0;
+            // one pair of offset arrays for all the runs (rows) of the range, not one per run
+            long[] base = new long[stepArray.length];
+            long[] step = new long[stepArray.length];
             while (done < count) {
                 long f = flat + done;
                 int run = (int) Math.min(count - done, inner - (f % inner));
-                applyRun(out, off + 4L * done, f, run);
+                applyRun(out, off + 4L * done, f, run, base, step);
                 done += run;
             }
         }
 
         /** A run inside one innermost line: operands advance by their last stride (0 or not). */
-        private void applyRun(MemorySegment out, long off, long flat, int run) {
+        private void applyRun(MemorySegment out, long off, long flat, int run, long[] base, long[] step) {
             int n = stepArray.length;
-            long[] base = new long[n];
-            long[] step = new long[n];
             for (int s = 0; s < n; s++) {
                 long[] st = stepArray[s] instanceof Bin b ? b.strides : stepArray[s] instanceof Load l ? l.strides : null;
                 if (st != null) {
