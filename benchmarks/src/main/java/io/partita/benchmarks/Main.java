@@ -109,7 +109,9 @@ public final class Main {
             case "conv" -> io.partita.benchmarks.probes.ConvProbe.main(args);
             case "singleops" -> io.partita.benchmarks.probes.SingleOpsProbe.main(args);
             case "attention" -> io.partita.benchmarks.probes.AttentionProbe.main(args);
-            default -> throw new IllegalArgumentException("no probe " + name + " (sgemm, kernel, pack, conv, singleops, attention)");
+            case "timeline" -> io.partita.benchmarks.anchors.TimelineProbe.main(args);
+            default -> throw new IllegalArgumentException("no probe " + name
+                    + " (sgemm, kernel, pack, conv, singleops, attention, timeline)");
         }
     }
 

@@ -43,7 +43,7 @@ public final class StandaloneRuntime implements GraphRuntimeFactory {
                 core.addBackend(b, b.defaultRank());
                 added.add(b);
             } else {
-                b.close(); // its worker threads and caches are not wanted
+                b.close(); // its caches (and any threads of its own) are not wanted
             }
         };
         for (ServiceLoader.Provider<BackendFactory> p : ServiceLoader.load(BackendFactory.class, cl).stream().toList()) {

@@ -10,7 +10,7 @@ import io.partita.spi.CpuTeams;
 /**
  * A runtime's CPU thread teams, one per (engine, thread count), created on first use and shared
  * by every backend that asks for the same pair. A team whose count is no longer asked for stays
- * parked (its spin decays to nothing) until the runtime closes.
+ * parked (after a spin that shrinks with every idle wake-up) until the runtime closes.
  */
 public final class SharedTeams implements CpuTeams, AutoCloseable {
     private record Key(int engine, int threads) {

@@ -2,6 +2,7 @@ package io.partita.runtime.threads;
 
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
 import io.partita.spi.CpuTeam;
@@ -11,19 +12,19 @@ import io.partita.spi.CpuTeam;
  * the workers the others, and whoever is done first takes over the rest of a slower share (a
  * static split alone made every loop wait for the thread the machine happened to slow down).
  *
- * <p>Waiting: when the pool has no more threads than the JVM has processors, an idle worker spins
+ * <p>Waiting: when the team has no more threads than the JVM has processors, an idle worker spins
  * for the next loop, and the caller for the workers' shares, before parking, because inference
  * calls loops back to back and waking a parked thread costs microseconds. The spin is bounded
  * ({@value #SPIN_NANOS} ns) and adapts: a worker whose spin ended without a loop halves its next
- * one (down to a floor), and gets the full spin back once a spin catches a loop, so a pool used
- * now and then does not burn the cores between uses. A pool with more threads than processors
+ * one (down to a floor), and gets the full spin back once a spin catches a loop, so a team used
+ * now and then does not burn the cores between uses. A team with more threads than processors
  * never spins: its threads park at once and are unparked when there is work (a share of a loop
  * for a worker, the last share done for the caller), so spinning threads can never keep the ones
  * with work from running.
  *
  * <p>Thread counts above the processor count are allowed, not capped: the count is the
  * operator's explicit setting (and {@link Runtime#availableProcessors()} may understate what a
- * container can use). Such a pool makes progress but is slower than one thread per core, since
+ * container can use). Such a team makes progress but is slower than one thread per core, since
  * every loop wakes every thread.
  *
  * <p>One parallel loop runs at a time; concurrent callers (several threads executing compiled
@@ -58,7 +59,8 @@ public final class WorkerTeam implements CpuTeam, AutoCloseable {
         final AtomicLongArray ranges;
         /** Tasks not yet run: the loop is done at 0, whoever ran them. */
         final AtomicInteger pending;
-        volatile Throwable failure;
+        /** The first failure (later ones are dropped: the caller rethrows the first). */
+        final AtomicReference<Throwable> failure = new AtomicReference<>();
 
         Loop(long id, RangeBody body, int tasks, int parts, int minChunk, Thread caller) {
             this.id = id;
@@ -116,11 +118,11 @@ public final class WorkerTeam implements CpuTeam, AutoCloseable {
 
         private void run(int from, int to) {
             try {
-                if (failure == null) {
+                if (failure.get() == null) {
                     body.run(from, to);
                 }
             } catch (Throwable t) {
-                failure = t;
+                failure.compareAndSet(null, t);
             } finally {
                 // The caller may be parked waiting for the last tasks: only that one wakes it.
                 if (pending.addAndGet(from - to) == 0 && Thread.currentThread() != caller) {
@@ -134,10 +136,10 @@ public final class WorkerTeam implements CpuTeam, AutoCloseable {
         this(threads, name, Runtime.getRuntime().availableProcessors());
     }
 
-    /** A pool that spins only if {@code threads <= processors}; tests pass the processor count. */
+    /** A team that spins only if {@code threads <= processors}; tests pass the processor count. */
     WorkerTeam(int threads, String name, int processors) {
         if (threads < 1) {
-            throw new IllegalArgumentException("a worker pool needs at least 1 thread, got " + threads);
+            throw new IllegalArgumentException("a thread team needs at least 1 thread, got " + threads);
         }
         this.threads = threads;
         this.spin = threads <= processors;
@@ -156,7 +158,7 @@ public final class WorkerTeam implements CpuTeam, AutoCloseable {
         return threads;
     }
 
-    /** Whether this pool's threads spin before parking (no more threads than processors). */
+    /** Whether this team's threads spin before parking (no more threads than processors). */
     boolean spins() {
         return spin;
     }
@@ -190,7 +192,7 @@ public final class WorkerTeam implements CpuTeam, AutoCloseable {
             }
             awaitShares(loop);
             current = null;
-            Throwable t = loop.failure;
+            Throwable t = loop.failure.get();
             if (t instanceof RuntimeException r) {
                 throw r;
             }

@@ -63,9 +63,9 @@ public final class CompilerBackend implements Backend {
     /** Packed MLP weights live in the unified constant cache under this backend's id. */
     private final CacheManager caches;
     /** The team each engine's partitions last used (a cache of {@code teams.team(engine, threads)}). */
-    private final java.util.Map<Integer, Parallel> pools = new java.util.concurrent.ConcurrentHashMap<>();
+    private final java.util.Map<Integer, TeamOf> pools = new java.util.concurrent.ConcurrentHashMap<>();
     private volatile CpuTeams teams;
-    private volatile int threads = Math.max(1, Runtime.getRuntime().availableProcessors());
+    private volatile int threads = Math.clamp(Runtime.getRuntime().availableProcessors(), 1, MAX_THREADS);
 
     public CompilerBackend(CacheManager caches) {
         this.caches = java.util.Objects.requireNonNull(caches, "caches");
@@ -339,17 +339,21 @@ public final class CompilerBackend implements Backend {
      */
     Parallel pool(int engineIndex) {
         int count = threads;
-        Parallel p = pools.get(engineIndex);
-        if (p != null && p.threads() == count) {
-            return p;
-        }
         CpuTeams t = teams;
+        TeamOf p = pools.get(engineIndex);
+        if (p != null && p.source() == t && p.threads() == count) {
+            return p.parallel();
+        }
         if (t == null) {
             return Parallel.CALLER;
         }
-        p = new Parallel(t.team(engineIndex, count));
-        pools.put(engineIndex, p);
-        return p;
+        Parallel parallel = new Parallel(t.team(engineIndex, count));
+        pools.put(engineIndex, new TeamOf(t, count, parallel));
+        return parallel;
+    }
+
+    /** A team and what it was asked for: a new runtime's teams or a new count replace it. */
+    private record TeamOf(CpuTeams source, int threads, Parallel parallel) {
     }
 
     public RowKernelGenerator.Stats codegenStats() {

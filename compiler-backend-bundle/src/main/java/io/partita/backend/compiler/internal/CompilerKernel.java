@@ -8,7 +8,7 @@ import io.partita.graph.Stream;
 import io.partita.graph.Tensor;
 import io.partita.spi.Kernel;
 
-/** A compiled partition: its program, run on the backend's pool; stateless, so threads share it. */
+/** A compiled partition: its program, run on the runtime's thread team of its engine; stateless, so threads share it. */
 final class CompilerKernel implements Kernel {
     private final CompilerBackend backend;
     private final Program program;

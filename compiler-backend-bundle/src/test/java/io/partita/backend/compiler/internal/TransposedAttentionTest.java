@@ -133,6 +133,53 @@ class TransposedAttentionTest {
         check(s, false, false, true, 5, null);
     }
 
+    /**
+     * Without batch dims: X [M,D] x Y [D,H*J], reshape [M,H,J], transpose [H,M,J], SoftMax, back to
+     * [M,H*J], then V x that with V [E,M] (claimed: the heads are splits of the columns) or V batched
+     * [2,E,M] (the second MatMul adds a batch dim the first has not: left to the other backends).
+     */
+    @ParameterizedTest
+    @CsvSource({"false", "true"})
+    void unbatchedFormAndAnAddedBatchDim(boolean batchedValues) {
+        long m = 9;
+        long d = 5;
+        long h = 3;
+        long j = 7;
+        long e = 4;
+        long n = h * j;
+        java.util.function.Function<GraphRuntime, Graph> build = rt -> {
+            Graph g = rt.createGraph(EngineKind.CPU);
+            g.add(Op.builder(0, OpKind.MatMul).inputs(f32(1, m, d), f32(2, d, n)).output(f32(3, m, n)).build());
+            g.add(Op.builder(1, OpKind.StaticReshape).input(f32(3, m, n)).attr("shape", m, h, j)
+                    .attr("special_zero", false).output(f32(4, m, h, j)).build());
+            g.add(Op.builder(2, OpKind.StaticTranspose).input(f32(4, m, h, j)).attr("order", 1L, 0L, 2L)
+                    .output(f32(5, h, m, j)).build());
+            g.add(Op.builder(3, OpKind.SoftMax).input(f32(5, h, m, j)).attr("axis", 2L).output(f32(6, h, m, j)).build());
+            g.add(Op.builder(4, OpKind.StaticTranspose).input(f32(6, h, m, j)).attr("order", 1L, 0L, 2L)
+                    .output(f32(7, m, h, j)).build());
+            g.add(Op.builder(5, OpKind.StaticReshape).input(f32(7, m, h, j)).attr("shape", m, n)
+                    .attr("special_zero", false).output(f32(8, m, n)).build());
+            LogicalTensor v = batchedValues ? f32(9, 2, e, m) : f32(9, e, m);
+            LogicalTensor o = batchedValues ? f32(OUT, 2, e, n) : f32(OUT, e, n);
+            g.add(Op.builder(6, OpKind.MatMul).inputs(v, f32(8, m, n)).output(o).build());
+            g.finalizeGraph();
+            return g;
+        };
+        Graph g = build.apply(RUNTIME);
+        List<Partition> parts = g.partitions(PartitionPolicy.FUSION);
+        assertEquals(!batchedValues, parts.stream().anyMatch(p -> p.backendId().equals(CompilerBackend.ID)),
+                parts.toString());
+        Engine en = Engine.cpu();
+        Graph r = build.apply(REFERENCE);
+        try (Arena arena = Arena.ofShared(); CompiledGraph rg = REFERENCE.compile(r, PartitionPolicy.DEBUG, en);
+                CompiledGraph cg = RUNTIME.compile(g, PartitionPolicy.FUSION, en)) {
+            Map<Long, Tensor> in = RandomInputs.forGraph(REFERENCE, r, en, arena, 11);
+            OutputComparison.Result res = OutputComparison.compare(rg.execute(new Stream(en), in).get(OUT),
+                    cg.execute(new Stream(en), in).get(OUT));
+            assertTrue(res.matches(), res.describe());
+        }
+    }
+
     /** One compiled partition (partitions, unlike a compiled graph, may be shared) executed from six threads. */
     @Test
     void oneCompiledPartitionFromManyThreads() throws Exception {

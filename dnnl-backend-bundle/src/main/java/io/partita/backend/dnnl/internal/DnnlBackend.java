@@ -48,7 +48,7 @@ public final class DnnlBackend implements Backend {
     private final CacheManager caches;
     private final KernelCache<PrimitiveKey, Primitive> primitives;
     /** The team each engine's kernels last used (a cache of {@code teams.team(engine, threads)}). */
-    private final Map<Integer, CpuTeam> pools = new ConcurrentHashMap<>();
+    private final Map<Integer, TeamOf> pools = new ConcurrentHashMap<>();
     private volatile CpuTeams teams;
     private final Set<OpKind> implemented;
     private volatile int threads = ThreadSetting.fromEnvironment(System.getenv(ThreadSetting.ENV));
@@ -142,18 +142,22 @@ public final class DnnlBackend implements Backend {
      * thread) for a backend used without a runtime.
      */
     CpuTeam pool(int engineIndex) {
-        int threads = this.threads;
-        CpuTeam p = pools.get(engineIndex);
-        if (p != null && p.threads() == threads) {
-            return p;
-        }
+        int count = threads;
         CpuTeams t = teams;
+        TeamOf p = pools.get(engineIndex);
+        if (p != null && p.source() == t && p.threads() == count) {
+            return p.team();
+        }
         if (t == null) {
             return null;
         }
-        p = t.team(engineIndex, threads);
-        pools.put(engineIndex, p); // the runtime's teams are shared: nothing to close when replaced
-        return p;
+        CpuTeam team = t.team(engineIndex, count);
+        pools.put(engineIndex, new TeamOf(t, count, team)); // the runtime's teams are shared: nothing to close
+        return team;
+    }
+
+    /** A team and what it was asked for: a new runtime's teams or a new count replace it. */
+    private record TeamOf(CpuTeams source, int threads, CpuTeam team) {
     }
 
     CacheManager caches() {

@@ -15,7 +15,7 @@ public final class ThreadSetting {
 
     /** The count from the environment, or all cores when unset or malformed (logged, naming the value). */
     static int fromEnvironment(String env) {
-        int cores = Runtime.getRuntime().availableProcessors();
+        int cores = Math.clamp(Runtime.getRuntime().availableProcessors(), 1, MAX); // teams take at most MAX
         if (env == null || env.isBlank()) {
             return cores;
         }

@@ -15,8 +15,8 @@ import jdk.incubator.vector.VectorSpecies;
  * scores of one key block are computed, run through the partition's generated score kernel
  * (scale, mask, select), folded into a running max and sum (online softmax), and multiplied
  * with the value block, so neither the score matrix nor the probabilities exist in memory. K is
- * packed transposed in groups of one vector of keys and V row-major per batch entry; the tasks (batch entry x query block) run
- * on the backend's pool.
+ * packed transposed in groups of one vector of keys and V row-major per batch entry; the tasks
+ * (batch entry x query block) run on the runtime's thread team.
  */
 public final class FlashAttention {
     private static final VectorSpecies<Float> S = FloatVector.SPECIES_PREFERRED;

@@ -350,13 +350,17 @@ public final class NormProgram implements Program {
             postEach = new boolean[p.postOps.rowCount()];
         }
 
-        /** Buffers for rows of {@code np} (padded) elements, laid out as slot s at s * np. */
+        /** Buffers for rows of {@code np} (padded) elements, laid out as slot s at s * np; grown, never shrunk. */
         Scratch fit(int np) {
             if (this.np == np) {
                 return this;
             }
-            rowBuf = new float[preSlots * np];
-            postBuf = new float[postSlots * np];
+            if (rowBuf.length < preSlots * np) {
+                rowBuf = new float[preSlots * np];
+            }
+            if (postBuf.length < postSlots * np) {
+                postBuf = new float[postSlots * np];
+            }
             for (int s = 0; s < preSlots; s++) {
                 preSrc[s] = rowBuf;
                 preOff[s] = s * np;

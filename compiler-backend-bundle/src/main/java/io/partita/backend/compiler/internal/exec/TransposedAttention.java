@@ -253,7 +253,7 @@ public final class TransposedAttention {
         }
     }
 
-    /** One worker's buffers, grown to the largest shape it has run. */
+    /** One worker's buffers, sized for the shapes it runs (kept between calls). */
     private static final class Scratch {
         float[] kt = new float[0];
         float[] krow = new float[0];

@@ -27,6 +27,8 @@ import io.partita.spi.CompileRequest;
  */
 public final class TransposedAttentionProgram implements Program {
     private static final int MAX_GEOMETRIES = 64;
+    /** Scratch a worker may hold for one partition; larger blocks are left to the other backends. */
+    static final long MAX_SCRATCH_BYTES = 64L << 20;
 
     private final CompileRequest request;
     private final TransposedAttentionShape shape;
@@ -102,6 +104,12 @@ public final class TransposedAttentionProgram implements Program {
         if (r0 < 2) {
             return null;
         }
+        // the operands' batch dims broadcast into the first MatMul's, and the second MatMul adds none
+        long[] batch0 = Arrays.copyOf(d0, r0 - 2);
+        if (!batchesInto(shape.qk().input(0).dims(), batch0) || !batchesInto(shape.qk().input(1).dims(), batch0)
+                || !batchesInto(shape.pv().input(0).dims(), batch0) || shape.pv().output(0).dims().length != r0) {
+            return null;
+        }
         long m = d0[r0 - 2];
         long n = d0[r0 - 1];
         long[] st0 = Strides.dense(d0);
@@ -156,10 +164,33 @@ public final class TransposedAttentionProgram implements Program {
                 return null; // keys not along the columns
             }
         }
-        if (r0 > 2 && !Arrays.equals(Arrays.copyOf(shape.pv().output(0).dims(), r0 - 2), Arrays.copyOf(d0, r0 - 2))) {
+        if (!Arrays.equals(Arrays.copyOf(shape.pv().output(0).dims(), r0 - 2), batch0)) {
+            return null;
+        }
+        // each worker holds packed K, a block of probabilities and the transposed output for all keys
+        long[] qd = shape.qk().input(0).dims();
+        long[] vd = shape.pv().input(0).dims();
+        long keys = (sd[r - 1] + 15) / 16 * 16;
+        long head = qd[qd.length - 1];
+        long values = shape.pv().boolAttr("transpose_a") ? vd[vd.length - 1] : vd[vd.length - 2];
+        if ((head + 32 + values + 3) * keys * 4 > MAX_SCRATCH_BYTES) {
             return null;
         }
         return new Layout(sd, batchDim, column);
+    }
+
+    /** Whether a MatMul operand of at least two dims has batch dims that broadcast into {@code batch}. */
+    private static boolean batchesInto(long[] dims, long[] batch) {
+        if (dims == null || dims.length < 2 || dims.length - 2 > batch.length) {
+            return false;
+        }
+        int shift = batch.length - (dims.length - 2);
+        for (int i = 0; i < dims.length - 2; i++) {
+            if (dims[i] != 1 && dims[i] != batch[i + shift]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static int batchDimOf(long[] d0, long[] st0, long stride, long size) {

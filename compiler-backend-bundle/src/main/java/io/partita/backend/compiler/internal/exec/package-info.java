@@ -1,2 +1,2 @@
-/** The fused loops compiled partitions run, and their worker pool. */
+/** The fused loops compiled partitions run, and how they run on the runtime's thread team. */
 package io.partita.backend.compiler.internal.exec;
