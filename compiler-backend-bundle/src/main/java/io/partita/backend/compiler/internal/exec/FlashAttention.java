@@ -287,21 +287,27 @@ public final class FlashAttention {
                 continue;
             }
             float[] dst = s.rows[k];
-            long src = base[k] + row * a.row() + jb * a.col();
-            MemorySegment m = b.operands()[k];
-            if (a.col() == 1 && a.f32()) {
-                MemorySegment.copy(m, ValueLayout.JAVA_FLOAT, src * 4, dst, 0, valid);
-            } else if (a.col() == 0) {
-                Arrays.fill(dst, 0, valid, Elements.get(a.type(), m, src));
-            } else {
-                for (int j = 0; j < valid; j++) {
-                    dst[j] = Elements.get(a.type(), m, src + j * a.col());
-                }
-            }
-            Arrays.fill(dst, valid, bc, 0f);
+            stageRow(a, b.operands()[k], base[k] + row * a.row() + jb * a.col(), dst, valid, bc);
             s.src[k + 1] = dst;
             s.off[k + 1] = 0;
         }
+    }
+
+    /**
+     * One row of a score operand from element {@code src} of its memory: {@code valid} values
+     * along its column stride, then zeros up to {@code padded} (whole vectors for the score kernel).
+     */
+    static void stageRow(Access a, MemorySegment m, long src, float[] dst, int valid, int padded) {
+        if (a.col() == 1 && a.f32()) {
+            MemorySegment.copy(m, ValueLayout.JAVA_FLOAT, src * 4, dst, 0, valid);
+        } else if (a.col() == 0) {
+            Arrays.fill(dst, 0, valid, Elements.get(a.type(), m, src));
+        } else {
+            for (int j = 0; j < valid; j++) {
+                dst[j] = Elements.get(a.type(), m, src + j * a.col());
+            }
+        }
+        Arrays.fill(dst, valid, padded, 0f);
     }
 
     /** Folds one row's block into its running max and sum; leaves exp(score - max) in place. */

@@ -117,18 +117,7 @@ public final class TransposedAttention {
         for (int k = 0; k < ops.length; k++) {
             Access a = ops[k];
             float[] dst = s.rows[k];
-            long src = base[k] + row * a.row();
-            MemorySegment m = b.operands()[k];
-            if (a.col() == 1 && a.f32()) {
-                MemorySegment.copy(m, ValueLayout.JAVA_FLOAT, src * 4, dst, 0, sk);
-            } else if (a.col() == 0) {
-                Arrays.fill(dst, 0, sk, Elements.get(a.type(), m, src));
-            } else {
-                for (int j = 0; j < sk; j++) {
-                    dst[j] = Elements.get(a.type(), m, src + j * a.col());
-                }
-            }
-            Arrays.fill(dst, sk, skP, 0f);
+            FlashAttention.stageRow(a, b.operands()[k], base[k] + row * a.row(), dst, sk, skP);
             s.src[k + 1] = dst;
             s.off[k + 1] = 0;
         }
