@@ -198,7 +198,7 @@ public class ContainerIT {
     public void fileInstallTurnsCfgFilesIntoConfigurations() throws Exception {
         // The folder FileInstall watches (this class is loaded anew inside the container).
         Path cfg = Path.of(context.getProperty("felix.fileinstall.dir")).resolve("io.partita.it.example.cfg");
-        Files.writeString(cfg, "answer = 42\n");
+        ConfigAdminIT.write(cfg, "answer = 42\n");
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         Object value = null;
         while (System.nanoTime() < deadline) {
@@ -221,17 +221,17 @@ public class ContainerIT {
         io.partita.cache.ConstantTensorCache gpu = caches.constantTensorCache(
                 new io.partita.cache.Device(io.partita.cache.DeviceKind.GPU, 3));
         Path cfg = Path.of(context.getProperty("felix.fileinstall.dir")).resolve("io.partita.cache.cfg");
-        Files.writeString(cfg, "constant.tensor.cache.capacity = gpu:64\nconstant.tensor.cache.policy = gpu:lru\n"
+        ConfigAdminIT.write(cfg, "constant.tensor.cache.capacity = gpu:64\nconstant.tensor.cache.policy = gpu:lru\n"
                 + "primitive.cache.capacity = 77\n");
         await("gpu capacity 64 MB", () -> gpu.capacity() == 64L << 20);
         await("gpu policy lru", () -> gpu.policy() == io.partita.cache.CachePolicy.LRU);
         await("primitive cache capacity 77",
                 () -> caches.kernelCache(io.partita.cache.CacheManager.PRIMITIVES).capacity() == 77);
-        Files.writeString(cfg, "constant.tensor.cache.capacity = gpu:32\nconstant.tensor.cache.policy = gpu:cost\n");
+        ConfigAdminIT.write(cfg, "constant.tensor.cache.capacity = gpu:32\nconstant.tensor.cache.policy = gpu:cost\n");
         await("gpu capacity 32 MB, policy cost",
                 () -> gpu.capacity() == 32L << 20 && gpu.policy() == io.partita.cache.CachePolicy.COST);
         // a malformed value is refused, remembered, and the previous setting stays
-        Files.writeString(cfg, "constant.tensor.cache.capacity = gpu:lots\n");
+        ConfigAdminIT.write(cfg, "constant.tensor.cache.capacity = gpu:lots\n");
         await("gpu:lots refused", () -> caches.lastSettingError().map(e -> e.contains("gpu:lots")).orElse(false));
         assertEquals(32L << 20, gpu.capacity());
         Files.delete(cfg);
