@@ -252,6 +252,56 @@ class ConvAgainstReferenceTest {
         assertClaimedAlone(parts, 6);
     }
 
+    /**
+     * Convolutions whose reduction is split into passes (checked in {@code ReductionPassesTest}): the
+     * first passes store raw sums, the last adds its own and runs the chain. Every store form: none,
+     * a bias, bias and ReLU, bias, residual and ReLU (ResNet's), and a general chain.
+     */
+    @ParameterizedTest(name = "{0} {1} chain {2}")
+    @CsvSource(delimiter = '|', value = {
+        "1,300,7,7,64,3,3,1,1,1,1,1,1,1,1,1,None|NCX|none", "1,300,7,7,64,3,3,1,1,1,1,1,1,1,1,1,None|NCX|bias",
+        "1,300,7,7,64,3,3,1,1,1,1,1,1,1,1,1,None|NCX|biasRelu",
+        "1,300,7,7,64,3,3,1,1,1,1,1,1,1,1,1,None|NCX|biasSumRelu",
+        "1,300,7,7,64,3,3,1,1,1,1,1,1,1,1,1,None|NCX|general",
+        "1,400,5,300,7,3,3,1,1,1,1,1,1,1,1,1,None|NCX|biasSumRelu",
+        "1,400,5,300,7,3,3,1,1,1,1,1,1,1,1,1,None|NCX|general",
+        "1,300,7,7,64,3,3,1,1,1,1,1,1,1,1,1,None|NXC|none", "1,300,7,7,64,3,3,1,1,1,1,1,1,1,1,1,None|NXC|bias",
+        "1,300,7,7,64,3,3,1,1,1,1,1,1,1,1,1,None|NXC|biasRelu",
+        "1,300,7,7,64,3,3,1,1,1,1,1,1,1,1,1,None|NXC|biasSumRelu",
+        "1,300,7,7,64,3,3,1,1,1,1,1,1,1,1,1,None|NXC|general",
+        "1,400,5,300,7,3,3,1,1,1,1,1,1,1,1,1,None|NXC|general",
+    })
+    void chainsAfterAReductionInPasses(String geometry, String dataFormat, String chain) {
+        boolean nxc = dataFormat.equals("NXC");
+        Conv c = Conv.parse(geometry).with(nxc, nxc, true);
+        long[] d = c.dstDims();
+        long[] perChannel = nxc ? new long[] {1, 1, 1, c.oc} : new long[] {1, c.oc, 1, 1};
+        int[] ops = {1};
+        List<Partition> parts = AgainstReference.check(g -> {
+            Op.Builder conv = c.op(0, f32(0, c.srcDims()), c.weights(1), f32(2, d));
+            if (!chain.equals("none")) {
+                conv.input(constant(3, c.oc));
+            }
+            g.add(conv.build());
+            long last = 2;
+            if (chain.equals("biasSumRelu")) {
+                g.add(Op.builder(1, OpKind.Add).inputs(f32(2, d), f32(4, d)).output(f32(5, d)).build());
+                last = 5;
+            }
+            if (chain.startsWith("bias") && chain.endsWith("Relu")) {
+                g.add(Op.builder(2, OpKind.ReLU).input(f32(last, d)).output(f32(6, d)).build());
+            }
+            if (chain.equals("general")) {
+                g.add(Op.builder(3, OpKind.GELU).input(f32(2, d)).output(f32(7, d)).build());
+                g.add(Op.builder(4, OpKind.Multiply).inputs(f32(7, d), f32(8, perChannel)).output(f32(9, d)).build());
+                g.add(Op.builder(5, OpKind.Subtract).inputs(f32(10, d), f32(9, d)).output(f32(11, d)).build());
+            }
+            ops[0] = g.ops().size();
+        }, geometry.hashCode() + chain.hashCode());
+        assertEquals(1, parts.size(), parts.toString());
+        assertClaimedAlone(parts, ops[0]);
+    }
+
     /** Binary operands broadcasting along other dims: last dim only, [C,1,1] (rank 3), batch-wide, full. */
     @ParameterizedTest(name = "{0} {1} operand {2}")
     @CsvSource({

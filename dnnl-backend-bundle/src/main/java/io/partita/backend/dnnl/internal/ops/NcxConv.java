@@ -298,12 +298,12 @@ final class NcxConv {
             for (int px = px0; px < px1; px += 6) {
                 int n = Math.min(6, px1 - px);
                 int a0 = planePos(at, px);
-                int a1 = n > 1 ? planePos(at, px + 1) : a0;
-                int a2 = n > 2 ? planePos(at, px + 2) : a0;
-                int a3 = n > 3 ? planePos(at, px + 3) : a0;
-                int a4 = n > 4 ? planePos(at, px + 4) : a0;
-                int a5 = n > 5 ? planePos(at, px + 5) : a0;
-                ConvKernels.pixels6(planes, a0, a1, a2, a3, a4, a5, kOff, k0, kc, weights, bOff, tile);
+                // consecutive positions: inside one output row, or anywhere when rows have no padding columns
+                if (n == 6 && planePos(at, px + 5) == a0 + 5) {
+                    ConvKernels.pixels6Row(planes, a0, kOff, k0, kc, weights, bOff, tile);
+                } else {
+                    pixels6(planes, at, px, n, a0, bOff, k0, kc, weights, tile);
+                }
                 // transposed into channel-major rows of the block
                 int col = px - px0;
                 for (int r = 0; r < n; r++) {
@@ -319,6 +319,17 @@ final class NcxConv {
                 post.channelRun(stage, j * PIXEL_BLOCK, dst, flat, count, img, ch0 + j, accumulate, finish);
             }
         }
+    }
+
+    /** Six (or the last n) pixels from px, anywhere in the image (they may span rows). */
+    private void pixels6(float[] planes, long at, int px, int n, int a0, int bOff, int k0, int kc, float[] weights,
+            float[] tile) {
+        int a1 = n > 1 ? planePos(at, px + 1) : a0;
+        int a2 = n > 2 ? planePos(at, px + 2) : a0;
+        int a3 = n > 3 ? planePos(at, px + 3) : a0;
+        int a4 = n > 4 ? planePos(at, px + 4) : a0;
+        int a5 = n > 5 ? planePos(at, px + 5) : a0;
+        ConvKernels.pixels6(planes, a0, a1, a2, a3, a4, a5, kOff, k0, kc, weights, bOff, tile);
     }
 
     /** Where output pixel p's window starts in the planes of a group starting at {@code at}. */
@@ -431,6 +442,16 @@ final class NcxConv {
         } else {
             pool.parallelFor(tasks, body);
         }
+    }
+
+    /** Passes over the reduction (K) each output tile takes: more than one when K is split to stay in cache. */
+    int reductionPasses() {
+        return Math.ceilDiv(s.k(), kChunk);
+    }
+
+    /** Whether the pixel-rows orientation was chosen (else pixel lanes). */
+    boolean pixelRows() {
+        return pixelRows;
     }
 
     /** Per-thread buffers: the input planes (of the thread running the primitive), a tile, its output runs. */

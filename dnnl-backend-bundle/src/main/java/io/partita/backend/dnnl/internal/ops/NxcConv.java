@@ -66,6 +66,11 @@ final class NxcConv {
         depthwiseStride = (s.oc() + 15) / 16 * 16;
     }
 
+    /** Passes over the reduction (K) each output block takes: more than one when K is split to stay in cache. */
+    int reductionPasses() {
+        return depthwise ? 1 : Math.ceilDiv(taps, tapsPerPass);
+    }
+
     /** Floats of the packed weights. */
     long packedLength() {
         return depthwise ? (long) taps * depthwiseStride : (long) s.groups() * panels * s.k() * NR;

@@ -197,118 +197,17 @@ public final class StoreChain {
                 boolean accumulate, boolean finish) {
             boolean apply = finish && fused && kinds.length > 0;
             int vi = img * channels + ch;
-            if (!accumulate && !apply) {
-                copy(src, sOff, out, flat, count);
-            } else if (!accumulate && biasOnly) {
-                channelBiased(src, sOff, out, flat, count, values[0][vi]);
-            } else if (!accumulate && biasResidualRelu) {
+            if (apply && (biasOnly || biasResidualRelu)) {
                 channelBiasResidualRelu(src, sOff, out, flat, count, values[0][vi], residual < 0 ? null : segs[residual],
-                        relu);
+                        relu, accumulate);
             } else {
-                channelSteps(src, sOff, out, flat, count, vi, accumulate, apply);
+                store(src, sOff, out, flat, count, accumulate);
+                if (apply) {
+                    stepsInPlace(out, flat, count, vi, false);
+                }
             }
             if (finish && general != null) {
                 general.apply(out, 4L * flat, flat, count);
-            }
-        }
-
-        private static void channelBiased(float[] src, int sOff, MemorySegment out, long flat, int count,
-                float bias) {
-            FloatVector add = FloatVector.broadcast(S, bias);
-            int q = 0;
-            for (; q + L <= count; q += L) {
-                FloatVector.fromArray(S, src, sOff + q).add(add).intoMemorySegment(out, 4L * (flat + q), ORDER);
-            }
-            if (q < count) {
-                VectorMask<Float> m = S.indexInRange(q, count);
-                FloatVector.fromArray(S, src, sOff + q, m).add(add).intoMemorySegment(out, 4L * (flat + q), ORDER, m);
-            }
-        }
-
-        /** src + bias (+ the residual at the same place of {@code res}) (then ReLU, NaN to 0 as the reference). */
-        private static void channelBiasResidualRelu(float[] src, int sOff, MemorySegment out, long flat, int count,
-                float bias, MemorySegment res, boolean relu) {
-            FloatVector add = FloatVector.broadcast(S, bias);
-            int q = 0;
-            for (; q + L <= count; q += L) {
-                long o = 4L * (flat + q);
-                FloatVector v = FloatVector.fromArray(S, src, sOff + q).add(add);
-                if (res != null) {
-                    v = v.add(FloatVector.fromMemorySegment(S, res, o, ORDER));
-                }
-                if (relu) {
-                    v = FloatVector.zero(S).blend(v, v.compare(VectorOperators.GT, 0f));
-                }
-                v.intoMemorySegment(out, o, ORDER);
-            }
-            if (q < count) {
-                long o = 4L * (flat + q);
-                VectorMask<Float> m = S.indexInRange(q, count);
-                FloatVector v = FloatVector.fromArray(S, src, sOff + q, m).add(add);
-                if (res != null) {
-                    v = v.add(FloatVector.fromMemorySegment(S, res, o, ORDER, m));
-                }
-                if (relu) {
-                    v = FloatVector.zero(S).blend(v, v.compare(VectorOperators.GT, 0f));
-                }
-                v.intoMemorySegment(out, o, ORDER, m);
-            }
-        }
-
-        private static void pixelBiasResidualRelu(float[] src, int sOff, MemorySegment out, long flat, int count,
-                float[] bias, int vi, MemorySegment res, boolean relu) {
-            int q = 0;
-            for (; q + L <= count; q += L) {
-                long o = 4L * (flat + q);
-                FloatVector v = FloatVector.fromArray(S, src, sOff + q).add(FloatVector.fromArray(S, bias, vi + q));
-                if (res != null) {
-                    v = v.add(FloatVector.fromMemorySegment(S, res, o, ORDER));
-                }
-                if (relu) {
-                    v = FloatVector.zero(S).blend(v, v.compare(VectorOperators.GT, 0f));
-                }
-                v.intoMemorySegment(out, o, ORDER);
-            }
-            if (q < count) {
-                long o = 4L * (flat + q);
-                VectorMask<Float> m = S.indexInRange(q, count);
-                FloatVector v = FloatVector.fromArray(S, src, sOff + q, m).add(FloatVector.fromArray(S, bias, vi + q));
-                if (res != null) {
-                    v = v.add(FloatVector.fromMemorySegment(S, res, o, ORDER, m));
-                }
-                if (relu) {
-                    v = FloatVector.zero(S).blend(v, v.compare(VectorOperators.GT, 0f));
-                }
-                v.intoMemorySegment(out, o, ORDER, m);
-            }
-        }
-
-        private void channelSteps(float[] src, int sOff, MemorySegment out, long flat, int count, int vi,
-                boolean accumulate, boolean apply) {
-            for (int q = 0; q < count; q += L) {
-                VectorMask<Float> m = q + L <= count ? null : S.indexInRange(q, count);
-                long o = 4L * (flat + q);
-                FloatVector v = m == null ? FloatVector.fromArray(S, src, sOff + q)
-                        : FloatVector.fromArray(S, src, sOff + q, m);
-                if (accumulate) {
-                    v = v.add(m == null ? FloatVector.fromMemorySegment(S, out, o, ORDER)
-                            : FloatVector.fromMemorySegment(S, out, o, ORDER, m));
-                }
-                if (apply) {
-                    for (int s = 0; s < kinds.length; s++) {
-                        v = switch (kinds[s]) {
-                            case ACT -> acts[s].apply(v);
-                            case PER_CHANNEL -> bin(s, v, FloatVector.broadcast(S, values[s][vi]));
-                            default -> bin(s, v, m == null ? FloatVector.fromMemorySegment(S, segs[s], o, ORDER)
-                                    : FloatVector.fromMemorySegment(S, segs[s], o, ORDER, m));
-                        };
-                    }
-                }
-                if (m == null) {
-                    v.intoMemorySegment(out, o, ORDER);
-                } else {
-                    v.intoMemorySegment(out, o, ORDER, m);
-                }
             }
         }
 
@@ -320,78 +219,137 @@ public final class StoreChain {
                 boolean accumulate, boolean finish) {
             boolean apply = finish && fused && kinds.length > 0;
             int vi = img * channels + ch;
-            if (!accumulate && !apply) {
-                copy(src, sOff, out, flat, count);
-            } else if (!accumulate && biasOnly) {
-                pixelBiased(src, sOff, out, flat, count, values[0], vi);
-            } else if (!accumulate && biasResidualRelu) {
+            if (apply && (biasOnly || biasResidualRelu)) {
                 pixelBiasResidualRelu(src, sOff, out, flat, count, values[0], vi, residual < 0 ? null : segs[residual],
-                        relu);
+                        relu, accumulate);
             } else {
-                pixelSteps(src, sOff, out, flat, count, vi, accumulate, apply);
+                store(src, sOff, out, flat, count, accumulate);
+                if (apply) {
+                    stepsInPlace(out, flat, count, vi, true);
+                }
             }
             if (finish && general != null) {
                 general.apply(out, 4L * flat, flat, count);
             }
         }
 
-        private static void copy(float[] src, int sOff, MemorySegment out, long flat, int count) {
-            int q = 0;
-            for (; q + L <= count; q += L) {
-                FloatVector.fromArray(S, src, sOff + q).intoMemorySegment(out, 4L * (flat + q), ORDER);
-            }
-            if (q < count) {
-                VectorMask<Float> m = S.indexInRange(q, count);
-                FloatVector.fromArray(S, src, sOff + q, m).intoMemorySegment(out, 4L * (flat + q), ORDER, m);
-            }
-        }
-
-        private static void pixelBiased(float[] src, int sOff, MemorySegment out, long flat, int count, float[] bias,
-                int vi) {
-            int q = 0;
-            for (; q + L <= count; q += L) {
-                FloatVector.fromArray(S, src, sOff + q).add(FloatVector.fromArray(S, bias, vi + q))
-                        .intoMemorySegment(out, 4L * (flat + q), ORDER);
-            }
-            if (q < count) {
-                VectorMask<Float> m = S.indexInRange(q, count);
-                FloatVector.fromArray(S, src, sOff + q, m).add(FloatVector.fromArray(S, bias, vi + q))
-                        .intoMemorySegment(out, 4L * (flat + q), ORDER, m);
-            }
-        }
-
-        private void pixelSteps(float[] src, int sOff, MemorySegment out, long flat, int count, int vi,
-                boolean accumulate, boolean apply) {
-            for (int q = 0; q < count; q += L) {
-                VectorMask<Float> m = q + L <= count ? null : S.indexInRange(q, count);
-                long o = 4L * (flat + q);
-                FloatVector v = m == null ? FloatVector.fromArray(S, src, sOff + q)
-                        : FloatVector.fromArray(S, src, sOff + q, m);
-                if (accumulate) {
-                    v = v.add(m == null ? FloatVector.fromMemorySegment(S, out, o, ORDER)
-                            : FloatVector.fromMemorySegment(S, out, o, ORDER, m));
-                }
-                if (apply) {
-                    for (int s = 0; s < kinds.length; s++) {
-                        v = switch (kinds[s]) {
-                            case ACT -> acts[s].apply(v);
-                            case PER_CHANNEL -> bin(s, v, FloatVector.fromArray(S, values[s], vi + q));
-                            default -> bin(s, v, m == null ? FloatVector.fromMemorySegment(S, segs[s], o, ORDER)
-                                    : FloatVector.fromMemorySegment(S, segs[s], o, ORDER, m));
-                        };
+        /**
+         * Any other fused chain: each step is its own loop over the stored run (in L1), with the
+         * step's kind decided once outside it. One loop over all the steps per vector, the earlier
+         * form, passed each vector to calls C2 did not inline, which boxes it on the heap: about
+         * 10 MB of garbage per ResNet-50 inference, from the convolutions that reduce in passes.
+         */
+        private void stepsInPlace(MemorySegment out, long flat, int count, int vi, boolean alongChannels) {
+            long off = 4L * flat;
+            for (int s = 0; s < kinds.length; s++) {
+                switch (kinds[s]) {
+                    case ACT -> InPlace.activate(acts[s], out, off, count);
+                    case PER_CHANNEL -> {
+                        if (alongChannels) {
+                            InPlace.binaryArray(ops[s], chainIsRight[s], values[s], vi, out, off, count);
+                        } else {
+                            InPlace.binaryScalar(ops[s], chainIsRight[s], values[s][vi], out, off, count);
+                        }
                     }
-                }
-                if (m == null) {
-                    v.intoMemorySegment(out, o, ORDER);
-                } else {
-                    v.intoMemorySegment(out, o, ORDER, m);
+                    default -> InPlace.binarySame(ops[s], chainIsRight[s], segs[s], out, off, count);
                 }
             }
         }
+    }
 
-        private FloatVector bin(int s, FloatVector chainValue, FloatVector operand) {
-            return chainIsRight[s] ? PostOpChain.binary(ops[s], operand, chainValue)
-                    : PostOpChain.binary(ops[s], chainValue, operand);
+    /** src, or src plus what the output holds, to the output. */
+    private static void store(float[] src, int sOff, MemorySegment out, long flat, int count, boolean accumulate) {
+        int q = 0;
+        for (; q + L <= count; q += L) {
+            long o = 4L * (flat + q);
+            FloatVector v = FloatVector.fromArray(S, src, sOff + q);
+            if (accumulate) {
+                v = v.add(FloatVector.fromMemorySegment(S, out, o, ORDER));
+            }
+            v.intoMemorySegment(out, o, ORDER);
+        }
+        if (q < count) {
+            long o = 4L * (flat + q);
+            VectorMask<Float> m = S.indexInRange(q, count);
+            FloatVector v = FloatVector.fromArray(S, src, sOff + q, m);
+            if (accumulate) {
+                v = v.add(FloatVector.fromMemorySegment(S, out, o, ORDER, m));
+            }
+            v.intoMemorySegment(out, o, ORDER, m);
+        }
+    }
+
+    /**
+     * src (+ what the output holds when {@code accumulate}) + bias (+ the residual at the same place
+     * of {@code res}) (then ReLU, NaN to 0 as the reference).
+     */
+    private static void channelBiasResidualRelu(float[] src, int sOff, MemorySegment out, long flat, int count,
+            float bias, MemorySegment res, boolean relu, boolean accumulate) {
+        FloatVector add = FloatVector.broadcast(S, bias);
+        int q = 0;
+        for (; q + L <= count; q += L) {
+            long o = 4L * (flat + q);
+            FloatVector v = FloatVector.fromArray(S, src, sOff + q).add(add);
+            if (accumulate) {
+                v = v.add(FloatVector.fromMemorySegment(S, out, o, ORDER));
+            }
+            if (res != null) {
+                v = v.add(FloatVector.fromMemorySegment(S, res, o, ORDER));
+            }
+            if (relu) {
+                v = FloatVector.zero(S).blend(v, v.compare(VectorOperators.GT, 0f));
+            }
+            v.intoMemorySegment(out, o, ORDER);
+        }
+        if (q < count) {
+            long o = 4L * (flat + q);
+            VectorMask<Float> m = S.indexInRange(q, count);
+            FloatVector v = FloatVector.fromArray(S, src, sOff + q, m).add(add);
+            if (accumulate) {
+                v = v.add(FloatVector.fromMemorySegment(S, out, o, ORDER, m));
+            }
+            if (res != null) {
+                v = v.add(FloatVector.fromMemorySegment(S, res, o, ORDER, m));
+            }
+            if (relu) {
+                v = FloatVector.zero(S).blend(v, v.compare(VectorOperators.GT, 0f));
+            }
+            v.intoMemorySegment(out, o, ORDER, m);
+        }
+    }
+
+    /** As {@link #channelBiasResidualRelu}, the bias read per channel from {@code bias} at {@code vi}. */
+    private static void pixelBiasResidualRelu(float[] src, int sOff, MemorySegment out, long flat, int count,
+            float[] bias, int vi, MemorySegment res, boolean relu, boolean accumulate) {
+        int q = 0;
+        for (; q + L <= count; q += L) {
+            long o = 4L * (flat + q);
+            FloatVector v = FloatVector.fromArray(S, src, sOff + q).add(FloatVector.fromArray(S, bias, vi + q));
+            if (accumulate) {
+                v = v.add(FloatVector.fromMemorySegment(S, out, o, ORDER));
+            }
+            if (res != null) {
+                v = v.add(FloatVector.fromMemorySegment(S, res, o, ORDER));
+            }
+            if (relu) {
+                v = FloatVector.zero(S).blend(v, v.compare(VectorOperators.GT, 0f));
+            }
+            v.intoMemorySegment(out, o, ORDER);
+        }
+        if (q < count) {
+            long o = 4L * (flat + q);
+            VectorMask<Float> m = S.indexInRange(q, count);
+            FloatVector v = FloatVector.fromArray(S, src, sOff + q, m).add(FloatVector.fromArray(S, bias, vi + q));
+            if (accumulate) {
+                v = v.add(FloatVector.fromMemorySegment(S, out, o, ORDER, m));
+            }
+            if (res != null) {
+                v = v.add(FloatVector.fromMemorySegment(S, res, o, ORDER, m));
+            }
+            if (relu) {
+                v = FloatVector.zero(S).blend(v, v.compare(VectorOperators.GT, 0f));
+            }
+            v.intoMemorySegment(out, o, ORDER, m);
         }
     }
 }
