@@ -36,8 +36,8 @@ public final class StoreChain {
     private final boolean biasOnly;
     /**
      * The chain is a bias, then a residual add (same layout) and/or a ReLU: what a convolution with
-     * a folded BatchNorm in a ResNet block has, also with a loop of its own (the general loop over
-     * steps keeps vectors boxed where C2 cannot see through it).
+     * a folded BatchNorm in a ResNet block has, also with a loop of its own: one pass over the values
+     * instead of one per step.
      */
     private final boolean biasResidualRelu;
     /** The residual step of {@link #biasResidualRelu}, or -1. */
