@@ -361,6 +361,10 @@ public sealed interface Case permits Case.MatMul, Case.Conv, Case.Mlp, Case.Netw
     }
 
     /** The standard case with this {@link #name()}, or the model zoo classifier of that name. */
+    /** {@link Conv#name()}'s form, for convolution cases named on the command line. */
+    java.util.regex.Pattern AD_HOC_CONV = java.util.regex.Pattern.compile(
+            "conv_n(\\d{1,4})c(\\d{1,5})h(\\d{1,5})w(\\d{1,5})k(\\d{1,5})r(\\d{1,2})s(\\d{1,2})p(\\d{1,2})s(\\d{1,2})");
+
     static Case byName(String name) {
         Map<String, Case> m = new LinkedHashMap<>();
         for (Case c : standard()) {
@@ -371,8 +375,23 @@ public sealed interface Case permits Case.MatMul, Case.Conv, Case.Mlp, Case.Netw
                 || io.partita.benchmarks.models.ModelZoo.largeNames().contains(name))) {
             return new Network(name);
         }
+        java.util.regex.Matcher conv = AD_HOC_CONV.matcher(name);
+        if (c == null && conv.matches()) {
+            // any convolution shape, named as Conv.name() prints it: per-layer comparisons of a network
+            int[] v = new int[9];
+            for (int i = 0; i < v.length; i++) {
+                v[i] = Integer.parseInt(conv.group(i + 1));
+            }
+            if (v[0] < 1 || v[1] < 1 || v[4] < 1 || v[5] < 1 || v[6] < 1 || v[8] < 1
+                    || v[2] + 2 * v[7] < v[5] || v[3] + 2 * v[7] < v[6]) {
+                throw new IllegalArgumentException("case " + name + ": expected positive sizes and a kernel no larger"
+                        + " than the padded image");
+            }
+            return new Conv(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]);
+        }
         if (c == null) {
-            throw new IllegalArgumentException("unknown case " + name + "; known: " + m.keySet() + " and the model zoo's");
+            throw new IllegalArgumentException("unknown case " + name + "; known: " + m.keySet()
+                    + ", any conv_n<N>c<C>h<H>w<W>k<K>r<R>s<S>p<pad>s<stride> and the model zoo's");
         }
         return c;
     }

@@ -363,6 +363,14 @@ final class NcxConv {
      */
     private int segments(int q0, int[] out) {
         int end = Math.min(q0 + tileQ, qTotal);
+        if (wq == s.ow()) {
+            // no columns past the image (1x1 unpadded): the tile is one run of consecutive output pixels;
+            // split per row it left masked tails that took a tenth of a 56x56 1x1 convolution
+            out[0] = 0;
+            out[1] = q0;
+            out[2] = end - q0;
+            return 1;
+        }
         int q = q0;
         int n = 0;
         while (q < end) {
