@@ -29,8 +29,8 @@ import java.util.concurrent.TimeUnit;
  * </pre>
  * {@code --cases} takes kinds ({@code matmul}, {@code conv}, {@code mlp}, {@code network}) or exact
  * case names (e.g. {@code matmul_64x1024x1024}, {@code resnet50}, {@code bert_layer}, a model zoo
- * classifier such as {@code zoo_vgg19}, or any convolution named as the conv cases print, e.g.
- * {@code conv_n1c256h14w14k1024r1s1p0s1}: run only when named).
+ * classifier such as {@code zoo_vgg19}, or any matmul or convolution named as those cases print, e.g.
+ * {@code matmul_128x768x3072} or {@code conv_n1c256h14w14k1024r1s1p0s1}: run only when named).
  * {@code --rounds N} repeats the whole sequence N times, rotating the contenders' order, and reports the median of the per-round medians (of the rounds
  * not disturbed by other processes, if any) with their range: on a shared or virtual machine this is steadier than one longer run. A measurement during
  * which other processes kept more than {@value #BUSY} cores busy (seen through {@code /proc}) is
@@ -165,7 +165,7 @@ public final class AnchorsCommand {
         zoo.addAll(io.partita.benchmarks.models.ModelZoo.largeNames());
         for (String s : caseSel) {
             if (Case.standard().stream().noneMatch(c -> c.kind().equals(s) || c.name().equals(s))) {
-                if (!zoo.contains(s) && !Case.AD_HOC_CONV.matcher(s).matches()) {
+                if (!zoo.contains(s) && !Case.AD_HOC_CONV.matcher(s).matches() && !Case.AD_HOC_MATMUL.matcher(s).matches()) {
                     throw new IllegalArgumentException("unknown case " + s + "; kinds: matmul, conv, mlp, network; "
                             + "names: " + Case.standard().stream().map(Case::name).toList() + " and the model zoo's "
                             + zoo);

@@ -365,6 +365,9 @@ public sealed interface Case permits Case.MatMul, Case.Conv, Case.Mlp, Case.Netw
     java.util.regex.Pattern AD_HOC_CONV = java.util.regex.Pattern.compile(
             "conv_n(\\d{1,4})c(\\d{1,5})h(\\d{1,5})w(\\d{1,5})k(\\d{1,5})r(\\d{1,2})s(\\d{1,2})p(\\d{1,2})s(\\d{1,2})");
 
+    /** {@link MatMul#name()}'s form, for matmul cases named on the command line (e.g. a network's layers). */
+    java.util.regex.Pattern AD_HOC_MATMUL = java.util.regex.Pattern.compile("matmul_(\\d{1,5})x(\\d{1,5})x(\\d{1,5})");
+
     static Case byName(String name) {
         Map<String, Case> m = new LinkedHashMap<>();
         for (Case c : standard()) {
@@ -374,6 +377,14 @@ public sealed interface Case permits Case.MatMul, Case.Conv, Case.Mlp, Case.Netw
         if (c == null && (io.partita.benchmarks.models.ModelZoo.names().contains(name)
                 || io.partita.benchmarks.models.ModelZoo.largeNames().contains(name))) {
             return new Network(name);
+        }
+        java.util.regex.Matcher mm = AD_HOC_MATMUL.matcher(name);
+        if (c == null && mm.matches()) {
+            int[] v = {Integer.parseInt(mm.group(1)), Integer.parseInt(mm.group(2)), Integer.parseInt(mm.group(3))};
+            if (v[0] < 1 || v[1] < 1 || v[2] < 1) {
+                throw new IllegalArgumentException("case " + name + ": expected positive M, K and N");
+            }
+            return new MatMul(v[0], v[1], v[2]);
         }
         java.util.regex.Matcher conv = AD_HOC_CONV.matcher(name);
         if (c == null && conv.matches()) {
@@ -391,7 +402,7 @@ public sealed interface Case permits Case.MatMul, Case.Conv, Case.Mlp, Case.Netw
         }
         if (c == null) {
             throw new IllegalArgumentException("unknown case " + name + "; known: " + m.keySet()
-                    + ", any conv_n<N>c<C>h<H>w<W>k<K>r<R>s<S>p<pad>s<stride> and the model zoo's");
+                    + ", any matmul_<M>x<K>x<N>, any conv_n<N>c<C>h<H>w<W>k<K>r<R>s<S>p<pad>s<stride> and the model zoo's");
         }
         return c;
     }

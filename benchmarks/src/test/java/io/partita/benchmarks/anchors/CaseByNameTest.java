@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
-/** Cases named on the command line: any convolution shape, by the name its report line prints. */
+/** Cases named on the command line: any matmul or convolution shape, by the name its report line prints. */
 class CaseByNameTest {
 
     @Test
@@ -17,6 +17,14 @@ class CaseByNameTest {
         Case strided = Case.byName("conv_n2c3h224w224k64r7s7p3s2");
         assertEquals(new Case.Conv(2, 3, 224, 224, 64, 7, 7, 3, 2), strided);
         assertEquals(112, ((Case.Conv) strided).oh());
+    }
+
+    @Test
+    void aMatmulShapeIsACaseByItsOwnName() {
+        assertEquals(new Case.MatMul(128, 768, 3072), Case.byName("matmul_128x768x3072"));
+        IllegalArgumentException zero = assertThrows(IllegalArgumentException.class,
+                () -> Case.byName("matmul_0x768x3072"));
+        assertTrue(zero.getMessage().contains("positive M, K and N"), zero.getMessage());
     }
 
     @Test

@@ -16,8 +16,8 @@ import io.partita.spi.CpuTeam;
  * (128 B per 28 FMAs, well within L2 bandwidth), and the output tile is read and written once per
  * K block while it is still in L1/L2 (with 256-deep blocks so that B stayed in L1, the extra
  * output tile flushes cost more than they saved). Threads take either a contiguous range of row
- * groups (many rows: each packs only its rows) or of column panels (few rows: the threads first
- * pack all of A together, then share it).
+ * groups (many rows: each packs only its rows) or of column panels (few rows: each thread packs
+ * all of A for itself, so no thread waits for another's packing).
  */
 public final class Sgemm {
     public static final int NR = MicroKernels.NR;
@@ -26,8 +26,6 @@ public final class Sgemm {
     static final int MC_MAX = 40 * MR;
     /** Bytes of packed A per row block: half the 2 MiB L2, the rest is for B panels and output tiles. */
     private static final long A_BUDGET = 1L << 20;
-    /** K columns of one row group per packing task when the threads pack A together. */
-    private static final int PACK_K = 128;
     /** Panels whose output the epilogue processes at once: enough columns to amortise its per-call cost. */
     private static final int EPILOGUE_PANELS = 8;
     /**
@@ -88,7 +86,7 @@ public final class Sgemm {
         int panels = b.panels();
         int groups = (m + MR - 1) / MR;
         int threads = pool == null ? 1 : pool.threads();
-        Job job = new Job(a, m, b, c, cOff, ldc, bias, relu, epilogue);
+        Job job = new Job(JOBS.incrementAndGet(), a, m, b, c, cOff, ldc, bias, relu, epilogue);
         if (threads == 1) {
             job.run(0, m, 0, panels, null);
         } else if (groups >= threads * ROW_SPLIT_GROUPS || panels < threads || m > MC_MAX) {
@@ -96,31 +94,10 @@ public final class Sgemm {
             pool.parallelFor(groups, Math.ceilDiv(groups, threads),
                     (g0, g1) -> job.run(g0 * MR, Math.min(m, g1 * MR), 0, panels, null));
         } else {
-            // The caller's scratch holds the shared packed A: it waits inside both loops, so nothing else uses it.
-            int k = b.k();
-            int kBlocks = kBlocks(k);
-            float[] shared = SCRATCH.get().shared(groups * MR * k);
-            // Tasks of one group x PACK_K columns: few rows make few groups, which would split unevenly.
-            int slices = (k + PACK_K - 1) / PACK_K;
-            int padded = groups * MR;
-            pool.parallelFor(groups * Math.max(1, slices), (t0, t1) -> {
-                for (int t = t0; t < t1; t++) {
-                    int g = t % groups;
-                    int s0 = t / groups * PACK_K;
-                    int s1 = Math.min(k, s0 + PACK_K);
-                    for (int kb = 0; kb < kBlocks; kb++) { // the part of the slice in each K block
-                        int b0 = kStart(k, kBlocks, kb);
-                        int b1 = kStart(k, kBlocks, kb + 1);
-                        int from = Math.max(s0, b0);
-                        int to = Math.min(s1, b1);
-                        if (from < to) {
-                            a.pack(g * MR, Math.min(MR, m - g * MR), from, to - from, shared,
-                                    padded * b0 + g * (b1 - b0) * MR + (from - b0) * MR);
-                        }
-                    }
-                }
-            });
-            pool.parallelFor(panels, (p0, p1) -> job.run(0, m, p0, p1, shared));
+            // Each thread packs all of A into its own scratch, once per call, then takes panels. Packed
+            // together into one shared array, each call's stores met the lines the other core had
+            // read in the previous call: packing took 4x as long as alone, plus a barrier.
+            pool.parallelFor(panels, (p0, p1) -> job.run(0, m, p0, p1, job.ownPackedA()));
         }
     }
 
@@ -140,8 +117,26 @@ public final class Sgemm {
     }
 
     /** One multiplication's operands, shared by the threads working on it. */
-    private record Job(RowSource a, int m, PanelSource b, MemorySegment c, long cOff, long ldc, float[] bias,
+    private record Job(long id, RowSource a, int m, PanelSource b, MemorySegment c, long cOff, long ldc, float[] bias,
             boolean relu, Epilogue epilogue) {
+
+        /** All of A packed as one row block in the calling thread's scratch: packed by its first call in this job. */
+        float[] ownPackedA() {
+            Scratch s = SCRATCH.get();
+            if (s.packedJob == id) {
+                return s.a;
+            }
+            int k = b.k();
+            int padded = (m + MR - 1) / MR * MR;
+            float[] ap = s.a(padded * k);
+            int kBlocks = kBlocks(k);
+            for (int kb = 0; kb < kBlocks; kb++) {
+                int k0 = kStart(k, kBlocks, kb);
+                a.pack(0, m, k0, kStart(k, kBlocks, kb + 1) - k0, ap, padded * k0);
+            }
+            s.packedJob = id;
+            return ap;
+        }
 
         /**
          * Rows [i0, i1) x panels [p0, p1), row block by row block. A row block is packed for all of K
@@ -206,10 +201,11 @@ public final class Sgemm {
         }
     }
 
-    /** Per-thread buffers: packed A (own and shared with the pool), a B panel packed on the fly, the output tile. */
+    /** Per-thread buffers: packed A, a B panel packed on the fly, the output tile. */
     private static final class Scratch {
         float[] a = new float[MC_MAX * 64];
-        float[] shared = new float[0];
+        /** The call whose A {@link #a} holds, packed whole ({@link Job#ownPackedA}); 0: none. */
+        long packedJob;
         float[] b = new float[NR * KC];
         final float[] tile = new float[MR * NR];
 
@@ -217,14 +213,8 @@ public final class Sgemm {
             if (a.length < need) {
                 a = new float[need];
             }
+            packedJob = 0; // whoever asks for the array is about to overwrite it
             return a;
-        }
-
-        float[] shared(int floats) {
-            if (shared.length < floats) {
-                shared = new float[floats];
-            }
-            return shared;
         }
 
         float[] b(int kc) {
@@ -236,4 +226,6 @@ public final class Sgemm {
     }
 
     private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
+    /** Identifies a call, so a thread packs A once per call however many panel ranges it takes. */
+    private static final java.util.concurrent.atomic.AtomicLong JOBS = new java.util.concurrent.atomic.AtomicLong();
 }

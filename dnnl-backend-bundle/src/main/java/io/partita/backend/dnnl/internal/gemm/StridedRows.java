@@ -19,6 +19,11 @@ public record StridedRows(MemorySegment a, long off, long rowStride, long colStr
             int base = apOff + g * kc * mr;
             int live = Math.min(mr, rows - g * mr);
             long first = off + 4L * ((long) (i0 + g * mr) * rowStride + (long) k0 * colStride);
+            if (live < mr) {
+                // the rows past the matrix are zero: one fill of the group, not one call per k
+                // (that was 3.5% of a BERT layer, whose 128 rows leave a group of 2)
+                Arrays.fill(ap, base, base + kc * mr, 0f);
+            }
             if (rowStride == 1 && live > 1) {
                 // A transposed in memory: the group's rows are contiguous for each k.
                 for (int kk = 0; kk < kc; kk++) {
@@ -39,11 +44,6 @@ public record StridedRows(MemorySegment a, long off, long rowStride, long colStr
                     for (int kk = 0, o = base + r; kk < kc; kk++, o += mr) {
                         ap[o] = a.get(F, src + step * kk);
                     }
-                }
-            }
-            if (live < mr) {
-                for (int kk = 0; kk < kc; kk++) {
-                    Arrays.fill(ap, base + kk * mr + live, base + kk * mr + mr, 0f);
                 }
             }
         }

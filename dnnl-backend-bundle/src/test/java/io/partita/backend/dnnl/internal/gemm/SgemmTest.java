@@ -8,6 +8,7 @@ import java.lang.foreign.ValueLayout;
 import java.util.SplittableRandom;
 
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -66,6 +67,59 @@ class SgemmTest {
                     assertEquals(expected, actual, 1e-4 * (1 + Math.abs(expected)) + 1e-5 * k,
                             "C(" + i + "," + j + ")");
                 }
+            }
+        }
+    }
+
+    /**
+     * Few rows on two threads: each thread packs A for itself once per call. Calls back to back
+     * with new A of the same shape, and calls from two threads at once, must each use their own A
+     * (a thread keeping the previous call's packing would compute with stale rows).
+     */
+    @Test
+    void eachCallPacksItsOwnRowsEvenWhenTheShapeRepeats() throws Exception {
+        int m = 128;
+        int k = 300;
+        int n = 256;
+        try (Arena arena = Arena.ofShared()) {
+            Operands first = new Operands(arena, m, k, n, new SplittableRandom(1));
+            PackedB pb = PackedB.pack(first.b, 0, n, 1, k, n);
+            for (int call = 0; call < 3; call++) {
+                Operands o = new Operands(arena, m, k, n, new SplittableRandom(100 + call));
+                Sgemm.multiply(o.a, 0, k, 1, m, pb, o.c, 0, n, null, POOL);
+                assertProduct(o.av, first.bv, o.c, m, k, n, "call " + call);
+            }
+            java.util.concurrent.ExecutorService callers = java.util.concurrent.Executors.newFixedThreadPool(2);
+            try {
+                java.util.List<java.util.concurrent.Future<?>> done = new java.util.ArrayList<>();
+                for (int t = 0; t < 2; t++) {
+                    int seed = 200 + t;
+                    done.add(callers.submit(() -> {
+                        for (int call = 0; call < 20; call++) {
+                            Operands o = new Operands(arena, m, k, n, new SplittableRandom(seed * 1000L + call));
+                            Sgemm.multiply(o.a, 0, k, 1, m, pb, o.c, 0, n, null, POOL);
+                            assertProduct(o.av, first.bv, o.c, m, k, n, "thread " + seed + " call " + call);
+                        }
+                    }));
+                }
+                for (java.util.concurrent.Future<?> f : done) {
+                    f.get();
+                }
+            } finally {
+                callers.shutdownNow();
+            }
+        }
+    }
+
+    private static void assertProduct(float[] av, float[] bv, MemorySegment c, int m, int k, int n, String what) {
+        for (int i = 0; i < m; i++) {
+            for (int j = 0; j < n; j++) {
+                double s = 0;
+                for (int kk = 0; kk < k; kk++) {
+                    s += (double) av[i * k + kk] * bv[kk * n + j];
+                }
+                assertEquals(s, c.get(F, 4L * (i * n + j)), 1e-4 * (1 + Math.abs(s)) + 1e-5 * k,
+                        what + ": C(" + i + "," + j + ")");
             }
         }
     }
