@@ -163,19 +163,27 @@ public final class Sgemm {
                         a.pack(r0, rows, k0, kStart(k, kBlocks, kb + 1) - k0, ap, padded * k0);
                     }
                 }
-                for (int q0 = p0; q0 < p1; q0 += EPILOGUE_PANELS) {
-                    int q1 = Math.min(p1, q0 + EPILOGUE_PANELS);
-                    for (int p = q0; p < q1; p++) {
-                        for (int kb = 0; kb < kBlocks; kb++) {
-                            int k0 = kStart(k, kBlocks, kb);
-                            sweep(ap, padded * k0, r0, rows, p, k0, kStart(k, kBlocks, kb + 1) - k0, s);
+                // A thread's own copy of all rows can outgrow the L2 budget (deep K): then K blocks go
+                // outermost, so each block of A stays in L2 across the panels, and the output tiles
+                // are revisited once per block instead (128x3072x768: A was re-read from L3 per panel).
+                boolean kOuter = packed != null && kBlocks > 1 && 4L * padded * k > A_BUDGET;
+                for (int ko = 0; ko < (kOuter ? kBlocks : 1); ko++) {
+                    int kb0 = kOuter ? ko : 0;
+                    int kb1 = kOuter ? ko + 1 : kBlocks;
+                    for (int q0 = p0; q0 < p1; q0 += EPILOGUE_PANELS) {
+                        int q1 = Math.min(p1, q0 + EPILOGUE_PANELS);
+                        for (int p = q0; p < q1; p++) {
+                            for (int kb = kb0; kb < kb1; kb++) {
+                                int k0 = kStart(k, kBlocks, kb);
+                                sweep(ap, padded * k0, r0, rows, p, k0, kStart(k, kBlocks, kb + 1) - k0, s);
+                            }
                         }
-                    }
-                    if (epilogue != null) {
-                        int j0 = q0 * NR;
-                        int cols = Math.min(q1 * NR, b.n()) - j0;
-                        for (int r = r0; r < r0 + rows; r++) {
-                            epilogue.apply(c, cOff + 4L * r * ldc, r, j0, cols);
+                        if (epilogue != null && kb1 == kBlocks) {
+                            int j0 = q0 * NR;
+                            int cols = Math.min(q1 * NR, b.n()) - j0;
+                            for (int r = r0; r < r0 + rows; r++) {
+                                epilogue.apply(c, cOff + 4L * r * ldc, r, j0, cols);
+                            }
                         }
                     }
                 }

@@ -34,6 +34,8 @@ class SgemmTest {
         "5,100,17,false,1", "9,300,1,false,2", "13,784,10,false,2", "3,0,5,false,1", "63,1,65,false,2",
         "65,3,63,true,2", "224,100,40,false,2", "225,70,33,true,2", "600,20,35,false,2", "1130,3,33,false,1",
         "20,1025,40,false,2", "30,3000,33,true,2", "300,1100,70,false,1", "500,600,65,false,2",
+        // few rows, deep K: each thread's copy of A outgrows L2, K blocks run outermost
+        "100,3000,70,false,2", "100,3000,70,true,2",
         // one row (the GEMV kernel): K tails of the 4-step unroll, K blocks, partial and single panels
         "1,1030,1000,false,2", "1,2051,33,false,2", "1,7,31,false,1", "1,1024,1024,false,2", "1,4097,70,false,1",
         "1,2,2,false,2"
@@ -156,7 +158,8 @@ class SgemmTest {
      */
     @ParameterizedTest(name = "{0}x{1}x{2} threads={3} relu={4}")
     @CsvSource({"1,2100,70,2,false", "1,5,33,1,true", "20,1500,65,2,true", "3,10,31,1,false", "1,1024,1024,2,true",
-        "40,2500,40,2,true"})
+        "40,2500,40,2,true",
+        "100,3000,70,2,true", "100,2100,40,2,false"})
     void addsTheColumnBiasOnceAndActivatesTheFinalSum(int m, int k, int n, int threads, boolean relu) {
         try (Arena arena = Arena.ofShared()) {
             Operands o = new Operands(arena, m, k, n, new SplittableRandom(m * 13L + k + n));
