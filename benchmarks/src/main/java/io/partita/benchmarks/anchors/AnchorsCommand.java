@@ -165,7 +165,7 @@ public final class AnchorsCommand {
         zoo.addAll(io.partita.benchmarks.models.ModelZoo.largeNames());
         for (String s : caseSel) {
             if (Case.standard().stream().noneMatch(c -> c.kind().equals(s) || c.name().equals(s))) {
-                if (!zoo.contains(s) && !Case.AD_HOC_CONV.matcher(s).matches() && !Case.AD_HOC_MATMUL.matcher(s).matches()) {
+                if (!zoo.contains(s) && !Case.isShapeName(s)) {
                     throw new IllegalArgumentException("unknown case " + s + "; kinds: matmul, conv, mlp, network; "
                             + "names: " + Case.standard().stream().map(Case::name).toList() + " and the model zoo's "
                             + zoo);

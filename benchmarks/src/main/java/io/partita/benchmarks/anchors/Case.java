@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * One workload of the anchor benchmark: its kind, dimensions, FLOP count and its data. All tensors
@@ -360,14 +362,22 @@ public sealed interface Case permits Case.MatMul, Case.Conv, Case.Mlp, Case.Netw
         return l;
     }
 
-    /** The standard case with this {@link #name()}, or the model zoo classifier of that name. */
     /** {@link Conv#name()}'s form, for convolution cases named on the command line. */
-    java.util.regex.Pattern AD_HOC_CONV = java.util.regex.Pattern.compile(
+    Pattern AD_HOC_CONV = Pattern.compile(
             "conv_n(\\d{1,4})c(\\d{1,5})h(\\d{1,5})w(\\d{1,5})k(\\d{1,5})r(\\d{1,2})s(\\d{1,2})p(\\d{1,2})s(\\d{1,2})");
 
     /** {@link MatMul#name()}'s form, for matmul cases named on the command line (e.g. a network's layers). */
-    java.util.regex.Pattern AD_HOC_MATMUL = java.util.regex.Pattern.compile("matmul_(\\d{1,5})x(\\d{1,5})x(\\d{1,5})");
+    Pattern AD_HOC_MATMUL = Pattern.compile("matmul_(\\d{1,5})x(\\d{1,5})x(\\d{1,5})");
 
+    /** Whether {@code name} has the form of a matmul or convolution case named by its shape. */
+    static boolean isShapeName(String name) {
+        return AD_HOC_MATMUL.matcher(name).matches() || AD_HOC_CONV.matcher(name).matches();
+    }
+
+    /**
+     * The standard case with this {@link #name()}, the model zoo classifier of that name, or the
+     * matmul or convolution the name describes ({@link #isShapeName}).
+     */
     static Case byName(String name) {
         Map<String, Case> m = new LinkedHashMap<>();
         for (Case c : standard()) {
@@ -378,7 +388,7 @@ public sealed interface Case permits Case.MatMul, Case.Conv, Case.Mlp, Case.Netw
                 || io.partita.benchmarks.models.ModelZoo.largeNames().contains(name))) {
             return new Network(name);
         }
-        java.util.regex.Matcher mm = AD_HOC_MATMUL.matcher(name);
+        Matcher mm = AD_HOC_MATMUL.matcher(name);
         if (c == null && mm.matches()) {
             int[] v = {Integer.parseInt(mm.group(1)), Integer.parseInt(mm.group(2)), Integer.parseInt(mm.group(3))};
             if (v[0] < 1 || v[1] < 1 || v[2] < 1) {
@@ -386,7 +396,7 @@ public sealed interface Case permits Case.MatMul, Case.Conv, Case.Mlp, Case.Netw
             }
             return new MatMul(v[0], v[1], v[2]);
         }
-        java.util.regex.Matcher conv = AD_HOC_CONV.matcher(name);
+        Matcher conv = AD_HOC_CONV.matcher(name);
         if (c == null && conv.matches()) {
             // any convolution shape, named as Conv.name() prints it: per-layer comparisons of a network
             int[] v = new int[9];

@@ -1,6 +1,7 @@
 package io.partita.benchmarks.anchors;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -35,6 +36,8 @@ class CaseByNameTest {
         IllegalArgumentException big = assertThrows(IllegalArgumentException.class,
                 () -> Case.byName("conv_n1c8h2w2k8r5s5p1s1"));
         assertTrue(big.getMessage().contains("kernel no larger"), big.getMessage());
+        assertTrue(Case.isShapeName("matmul_1x2x3") && Case.isShapeName("conv_n1c8h2w2k8r5s5p1s1"));
+        assertFalse(Case.isShapeName("conv_1x1") || Case.isShapeName("matmul_1x2") || Case.isShapeName("matmul_1x2x3x4"));
         IllegalArgumentException other = assertThrows(IllegalArgumentException.class,
                 () -> Case.byName("conv_1x1"));
         assertTrue(other.getMessage().contains("conv_n<N>c<C>"), other.getMessage());

@@ -1,6 +1,7 @@
 package io.partita.backend.dnnl.internal.gemm;
 
 import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicLong;
 
 import io.partita.spi.CpuTeam;
 
@@ -235,5 +236,5 @@ public final class Sgemm {
 
     private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
     /** Identifies a call, so a thread packs A once per call however many panel ranges it takes. */
-    private static final java.util.concurrent.atomic.AtomicLong JOBS = new java.util.concurrent.atomic.AtomicLong();
+    private static final AtomicLong JOBS = new AtomicLong();
 }
