@@ -37,7 +37,7 @@ import io.partita.testkit.check.RandomInputs;
 
 /**
  * A gated MLP with SiLU and a gate bias, rows dynamic ([B,S,K] with B and S dynamic): compiled
- * once, run for row counts of 1, odd, past one row block; constant weights packed once into the
+ * once, run for row counts of 1, odd, around the tile's rows, past one row block; constant weights packed once into the
  * unified constant cache; one compiled partition from several threads with different shapes.
  */
 class DynamicMlpTest {
@@ -82,7 +82,10 @@ class DynamicMlpTest {
     void compiledOnceRunsEveryRowCountWithWeightsPackedOnce() {
         CompiledPartition cp = compileDynamic();
         ConstantTensorCache cache = CorpusAttentionTest.CACHES.constantTensorCache(Device.of("cpu", 0));
-        long[][] shapes = {{1, 1}, {1, 3}, {2, 17}, {1, 32}, {3, 33}, {1, 70}};
+        // Row counts around the wide tile's 14 rows and the 140-row block: 14, 15, 141 (two blocks of
+        // 71), 280 (two full blocks), 291 (three of 97).
+        long[][] shapes = {{1, 1}, {1, 3}, {2, 17}, {1, 32}, {3, 33}, {1, 70}, {1, 14}, {1, 15}, {1, 141}, {2, 140},
+            {3, 97}};
         Engine e = Engine.cpu();
         try (Arena weights = Arena.ofShared()) {
             Map<Long, Tensor> constants = null;

@@ -1,6 +1,5 @@
 package io.partita.backend.compiler.internal.exec;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
@@ -124,8 +123,8 @@ public final class MatMulChainProgram implements Program {
     }
 
     /** What one execution works on. */
-    private record Run(long[] ad, long[] bd, long[] od, int m, int n, int k, int kp, Tensor a, MemorySegment packed,
-            long bBytes, RowOperands.Bound preB, RowOperands.Bound postB, Tensor res) {
+    private record Run(long[] ad, long[] bd, long[] od, int m, int n, int k, int kp, Tensor a, float[] packed,
+            int bLength, RowOperands.Bound preB, RowOperands.Bound postB, Tensor res) {
     }
 
     @Override
@@ -166,27 +165,29 @@ public final class MatMulChainProgram implements Program {
         RowOperands.Bound preB = pre == null ? null : preOps.bind(in, ad);
         RowOperands.Bound postB = post == null ? null : postOps.bind(in, od);
         long bBatch = RowOperands.product(bd, br - 2);
-        long bBytes = Panels.bytes(k, n);
-        try (Arena arena = Arena.ofShared()) {
-            Packed packed = pack(bt, bBatch, k, n, bBytes, arena, pool);
-            try {
-                Run run = new Run(ad, bd, od, m, n, k, RowOperands.padded(Math.max(k, 1)),
-                        pre == null ? in.get(aPort) : null, packed.segment(), bBytes, preB, postB, res);
-                int rowBlocks = (m + MB - 1) / MB;
-                long blocks = batch * rowBlocks;
-                int panels = Panels.panels(n);
-                // few row blocks: split the panels too (each group computes the block's prologue again)
-                int groups = blocks >= 2L * pool.threads() ? 1
-                        : (int) Math.min(panels, (2L * pool.threads() + blocks - 1) / blocks);
-                long units = blocks * groups;
-                double work = (double) batch * m * n * Math.max(k, 1);
-                int tasks = (int) Math.max(1, Math.min(units, Math.min(pool.threads() * 4L, (long) (work / 65536) + 1)));
-                pool.forEach(tasks, t -> units(run, t * units / tasks, (t + 1) * units / tasks, rowBlocks, groups,
-                        panels));
-            } finally {
-                if (packed.lease() != null) {
-                    packed.lease().close();
-                }
+        long bLength = Panels.length(k, n);
+        if (bBatch * bLength > Integer.MAX_VALUE - 16) {
+            throw new UnsupportedFeatureException(what + ": B " + LogicalTensor.dimsToString(bd)
+                    + " is beyond the fused MatMul's limit of 2^31 packed floats");
+        }
+        Packed packed = pack(bt, bBatch, k, n, (int) bLength, pool);
+        try {
+            Run run = new Run(ad, bd, od, m, n, k, RowOperands.padded(Math.max(k, 1)),
+                    pre == null ? in.get(aPort) : null, packed.data(), (int) bLength, preB, postB, res);
+            int rowBlocks = (m + MB - 1) / MB;
+            long blocks = batch * rowBlocks;
+            int panels = Panels.panels(n);
+            // few row blocks: split the panels too (each group computes the block's prologue again)
+            int groups = blocks >= 2L * pool.threads() ? 1
+                    : (int) Math.min(panels, (2L * pool.threads() + blocks - 1) / blocks);
+            long units = blocks * groups;
+            double work = (double) batch * m * n * Math.max(k, 1);
+            int tasks = (int) Math.max(1, Math.min(units, Math.min(pool.threads() * 4L, (long) (work / 65536) + 1)));
+            pool.forEach(tasks, t -> units(run, t * units / tasks, (t + 1) * units / tasks, rowBlocks, groups,
+                    panels));
+        } finally {
+            if (packed.lease() != null) {
+                packed.lease().close();
             }
         }
     }
@@ -230,30 +231,31 @@ public final class MatMulChainProgram implements Program {
         return idx;
     }
 
-    private record Packed(MemorySegment segment, Lease lease) {
+    private record Packed(float[] data, Lease lease) {
     }
 
     /** B's batch entries packed into panels, back to back: from the constant cache when constant. */
-    private Packed pack(Tensor t, long bBatch, int k, int n, long bBytes, Arena arena, Parallel pool) {
+    private Packed pack(Tensor t, long bBatch, int k, int n, int bLength, Parallel pool) {
         LogicalTensor lt = t.logicalTensor();
-        long bytes = bBatch * bBytes;
+        int length = (int) (bBatch * bLength);
         if (lt.isConstant() && cache != null) {
             CacheKey key = new CacheKey(backendId, new PackedKey(id, bPort, lt, SourceMemory.of(t.data())));
-            Lease lease = cache.getOrAdd(key, Math.max(bytes, 1), 2 * Math.max(bytes, 1), () -> {
+            long bytes = Math.max(4L * length, 1);
+            Lease lease = cache.getOrAdd(key, bytes, 2 * bytes, () -> {
                 forgetDeadSources();
                 added.add(key);
-                ConstantBuffer b = ConstantBuffer.allocateHost(Math.max(bytes, 1));
-                packAll(t, bBatch, k, n, bBytes, b.segment(), Parallel.CALLER);
-                return b;
+                float[] dst = new float[length];
+                packAll(t, bBatch, k, n, bLength, dst, Parallel.CALLER);
+                return new PackedPanels(dst);
             }, null);
-            return new Packed(lease.segment(), lease);
+            return new Packed(PackedPanels.of(lease), lease);
         }
-        MemorySegment dst = arena.allocate(Math.max(bytes, 1), 64);
-        packAll(t, bBatch, k, n, bBytes, dst, pool);
+        float[] dst = new float[length];
+        packAll(t, bBatch, k, n, bLength, dst, pool);
         return new Packed(dst, null);
     }
 
-    private void packAll(Tensor t, long bBatch, int k, int n, long bBytes, MemorySegment dst, Parallel pool) {
+    private void packAll(Tensor t, long bBatch, int k, int n, int bLength, float[] dst, Parallel pool) {
         long[] d = t.logicalTensor().dims();
         long[] s = t.logicalTensor().strides();
         int br = d.length;
@@ -263,7 +265,7 @@ public final class MatMulChainProgram implements Program {
         pool.forEach(tasks, x -> {
             for (long j = x * bBatch / tasks; j < (x + 1) * bBatch / tasks; j++) {
                 long base = Strides.offset(j, d, s, br - 2);
-                Panels.pack(t.data(), base, rowStride, colStride, k, n, k, dst.asSlice(j * bBytes, bBytes));
+                Panels.pack(t.data(), base, rowStride, colStride, k, n, k, dst, (int) (j * bLength));
             }
         });
     }
@@ -371,7 +373,7 @@ public final class MatMulChainProgram implements Program {
         long[] os = run.res().logicalTensor().strides();
         long colStride = os[r - 1];
         MemorySegment outSeg = run.res().data();
-        long bBase = batchIndex(bi, od, run.bd()) * run.bBytes();
+        int bBase = (int) (batchIndex(bi, od, run.bd()) * run.bLength());
         RowOperands.Bound pb = run.postB();
         float[][] src = post == null ? null : new float[Math.max(1, postSlots)][];
         int[] off = post == null ? null : new int[src.length];
@@ -385,10 +387,10 @@ public final class MatMulChainProgram implements Program {
         for (int p = p0; p < p1; p++) {
             int c0 = p * nr;
             int w = Math.min(nr, run.n() - c0);
-            long panel = bBase + (long) p * k * nr * 4;
+            int panel = bBase + p * k * nr;
             for (int rg = 0; rg < rows; rg += Panels.MR) {
                 if (rows - rg == 1) {
-                    Panels.tile1(xb, rg * kp, k, run.packed(), panel, t, 0);
+                    Panels.tile1(xb, rg * kp, 1, k, run.packed(), panel, t, 0);
                 } else {
                     Panels.tile(xb, rg * kp, kp, k, run.packed(), panel, t, 0);
                 }

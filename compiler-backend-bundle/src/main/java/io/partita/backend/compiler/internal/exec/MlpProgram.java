@@ -1,6 +1,5 @@
 package io.partita.backend.compiler.internal.exec;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
@@ -36,13 +35,16 @@ import io.partita.spi.CompileRequest;
  */
 public final class MlpProgram implements Program {
     /**
-     * Rows per block. Every block streams all weights once, so blocks are large (a BERT-sized
-     * hidden block of 128 x 3072 is 1.5 MB); below it, rows share each weight panel while it is
-     * in cache.
+     * Most rows per block. Every block streams all weights once, so blocks are large (a BERT-sized
+     * hidden block of 140 x 3072 is 1.7 MB); below it, rows share each weight panel while it is in
+     * cache. Row counts above it are split into equal blocks, so 129 rows are not 128 and then one
+     * that streams all weights again for itself.
      */
-    private static final int MB = 128;
+    private static final int GROUPS_PER_BLOCK = (128 + Panels.MRW - 1) / Panels.MRW;
     private static final AtomicLong IDS = new AtomicLong();
     private static final ThreadLocal<float[]> TILES = ThreadLocal.withInitial(() -> new float[0]);
+    /** The calling thread's block buffers (X interleaved, hidden activations, X staged), kept between calls. */
+    private static final ThreadLocal<float[][]> BLOCKS = ThreadLocal.withInitial(() -> new float[3][0]);
 
     private final long id = IDS.incrementAndGet();
     private final String backendId;
@@ -132,9 +134,10 @@ public final class MlpProgram implements Program {
         int m = toInt(rowsL);
         long[] batch = Arrays.copyOf(xd, xd.length - 1);
         Weights[] up = new Weights[upPorts.length];
-        try (Arena arena = Arena.ofShared()) {
+        Weights down = null;
+        try {
             for (int i = 0; i < up.length; i++) {
-                up[i] = weights(in, upPorts[i], shape.up().get(i).boolAttr("transpose_b"), k, arena);
+                up[i] = weights(in, upPorts[i], shape.up().get(i).boolAttr("transpose_b"), k);
             }
             int n = up[0].cols;
             if (up.length == 2 && up[1].cols != n) {
@@ -142,7 +145,8 @@ public final class MlpProgram implements Program {
                         + " columns");
             }
             int np = Panels.panels(n) * Panels.NR;
-            Weights down = weights(in, downPort, shape.down().boolAttr("transpose_b"), n, np, arena);
+            down = weights(in, downPort, shape.down().boolAttr("transpose_b"), n, np);
+            Weights dw = down;
             float[] sc = new float[scalars.size()];
             for (int i = 0; i < sc.length; i++) {
                 sc[i] = in.get(scalars.get(i).port()).data().getAtIndex(ValueLayout.JAVA_FLOAT, 0);
@@ -152,51 +156,66 @@ public final class MlpProgram implements Program {
             OperandRows ops = new OperandRows(in, hiddenDims);
             LogicalTensor o = out.get(0).logicalTensor();
             MemorySegment xs = in.get(xPort).data();
-            for (int m0 = 0; m0 < m; m0 += MB) {
-                int rows = Math.min(MB, m - m0);
-                int rowsP = (rows + Panels.MR - 1) / Panels.MR * Panels.MR;
-                float[] xb = new float[rowsP * k];
+            // One row is its own layout (group stride 1): the rows' values are read one after another.
+            int mr = m == 1 ? 1 : Panels.MRW;
+            int maxRows = GROUPS_PER_BLOCK * Panels.MRW;
+            int blocks = (m + maxRows - 1) / maxRows;
+            int mb = (m + blocks - 1) / blocks;
+            int groups = (mb + mr - 1) / mr;
+            float[][] bufs = BLOCKS.get();
+            float[] xb = grow(bufs, 0, groups * mr * k);
+            float[] h = grow(bufs, 1, groups * mr * np);
+            float[] staged = grow(bufs, 2, mb * k);
+            for (int m0 = 0; m0 < m; m0 += mb) {
+                int rows = Math.min(mb, m - m0);
                 for (int r = 0; r < rows; r++) {
                     long base = Strides.offset(m0 + r, batch, x.strides(), batch.length);
-                    copyRow(xs, base, x.strides()[xd.length - 1], xb, r * k, k);
+                    copyRow(xs, base, x.strides()[xd.length - 1], staged, r * k, k);
                 }
-                float[] h = new float[rowsP * np];
+                Panels.interleave(staged, 0, k, rows, k, mr, xb, 0);
                 int block = m0;
-                pool.forEach(Panels.panels(n), p -> upPanel(xb, k, rowsP, rows, block, p, up, n, np, h, ops, sc));
-                pool.forEach(Panels.panels(down.cols), q -> downPanel(h, np, rowsP, rows, block, q, down, out.get(0),
+                pool.forEach(Panels.panels(n), p -> upPanel(xb, k, mr, rows, block, p, up, n, np, h, ops, sc));
+                pool.forEach(Panels.panels(dw.cols), q -> downPanel(h, np, mr, rows, block, q, dw, out.get(0),
                         o, batch));
             }
+        } finally {
             for (Weights w : up) {
-                w.close();
+                if (w != null) {
+                    w.close();
+                }
             }
-            down.close();
+            if (down != null) {
+                down.close();
+            }
         }
     }
 
-    /** Hidden activation columns of panel p for the block's rows. */
-    private void upPanel(float[] xb, int k, int rowsP, int rows, int m0, int p, Weights[] up, int n, int np, float[] h,
+    /**
+     * Hidden activation columns of panel p for the block's rows: the up tiles of each row group,
+     * the generated kernel on each row, and the result into h, interleaved as the down tiles read it
+     * (columns past N as zeros: h is kept between calls, and the down weights' padding rows are
+     * zeros only as long as h's padding columns hold no NaN).
+     */
+    private void upPanel(float[] xb, int k, int mr, int rows, int m0, int p, Weights[] up, int n, int np, float[] h,
             OperandRows ops, float[] sc) {
         int nr = Panels.NR;
-        float[] t = tiles(nr * Panels.MR * 2 + nr * (operands.size() + 1));
+        int tile = nr * Panels.MRW;
+        float[] t = tiles(2 * tile + nr * operands.size());
         int gOff = 0;
-        int uOff = nr * Panels.MR;
-        int opOff = 2 * nr * Panels.MR;
+        int uOff = tile;
+        int opOff = 2 * tile;
         float[][] src = new float[2 + operands.size()][];
         int[] off = new int[src.length];
         int c0 = p * nr;
         int w = Math.min(nr, n - c0);
-        for (int rg = 0; rg < rowsP; rg += Panels.MR) {
-            boolean one = rows - rg == 1;
+        for (int rg = 0; rg < rows; rg += mr) {
+            int live = Math.min(mr, rows - rg);
             for (int u = 0; u < up.length; u++) {
-                long panel = (long) p * up[u].rowsPadded * nr * 4;
-                int dst = u == 0 ? gOff : uOff;
-                if (one) {
-                    Panels.tile1(xb, rg * k, k, up[u].packed, panel, t, dst);
-                } else {
-                    Panels.tile(xb, rg * k, k, k, up[u].packed, panel, t, dst);
-                }
+                int panel = p * up[u].rowsPadded * nr;
+                Panels.tileRows(xb, rg * k, mr, live, k, up[u].packed, panel, t, u == 0 ? gOff : uOff);
             }
-            for (int r = 0; r < Panels.MR && rg + r < rows; r++) {
+            int hg = rg * np + c0 * mr;
+            for (int r = 0; r < live; r++) {
                 int s = 0;
                 src[s] = t;
                 off[s++] = gOff + r * nr;
@@ -210,28 +229,28 @@ public final class MlpProgram implements Program {
                     off[s++] = opOff + i * nr;
                 }
                 hidden.apply(src, off, sc, nr, m0 + rg + r, c0);
-                System.arraycopy(t, gOff + r * nr, h, (rg + r) * np + c0, w);
+                int tr = gOff + r * nr;
+                for (int j = 0; j < nr; j++) {
+                    h[hg + j * mr + r] = j < w ? t[tr + j] : 0f;
+                }
             }
         }
     }
 
     /** Output columns of panel q for the block's rows. */
-    private static void downPanel(float[] h, int np, int rowsP, int rows, int m0, int q, Weights down, Tensor out,
+    private static void downPanel(float[] h, int np, int mr, int rows, int m0, int q, Weights down, Tensor out,
             LogicalTensor o, long[] batch) {
         int nr = Panels.NR;
-        float[] c = tiles(nr * Panels.MR);
+        float[] c = tiles(nr * Panels.MRW);
         int c0 = q * nr;
         int w = Math.min(nr, down.cols - c0);
         long[] st = o.strides();
         long colStride = st[st.length - 1];
-        for (int rg = 0; rg < rowsP; rg += Panels.MR) {
-            long panel = (long) q * down.rowsPadded * nr * 4;
-            if (rows - rg == 1) {
-                Panels.tile1(h, rg * np, np, down.packed, panel, c, 0);
-            } else {
-                Panels.tile(h, rg * np, np, np, down.packed, panel, c, 0);
-            }
-            for (int r = 0; r < Panels.MR && rg + r < rows; r++) {
+        int panel = q * down.rowsPadded * nr;
+        for (int rg = 0; rg < rows; rg += mr) {
+            int live = Math.min(mr, rows - rg);
+            Panels.tileRows(h, rg * np, mr, live, np, down.packed, panel, c, 0);
+            for (int r = 0; r < live; r++) {
                 long base = Strides.offset(m0 + rg + r, batch, st, batch.length) + c0 * colStride;
                 if (colStride == 1) {
                     MemorySegment.copy(c, r * nr, out.data(), ValueLayout.JAVA_FLOAT, base * 4, w);
@@ -242,6 +261,14 @@ public final class MlpProgram implements Program {
                 }
             }
         }
+    }
+
+    /** Buffer i of the calling thread's block buffers, grown to at least size floats. */
+    private static float[] grow(float[][] bufs, int i, int size) {
+        if (bufs[i].length < size) {
+            bufs[i] = new float[size];
+        }
+        return bufs[i];
     }
 
     private static float[] tiles(int size) {
@@ -270,12 +297,12 @@ public final class MlpProgram implements Program {
         return (int) v;
     }
 
-    private Weights weights(List<Tensor> in, int port, boolean transposed, int rows, Arena arena) {
-        return weights(in, port, transposed, rows, rows, arena);
+    private Weights weights(List<Tensor> in, int port, boolean transposed, int rows) {
+        return weights(in, port, transposed, rows, rows);
     }
 
     /** Packed weights [rows x cols] (rows padded): from the constant cache when constant. */
-    private Weights weights(List<Tensor> in, int port, boolean transposed, int rows, int rowsPadded, Arena arena) {
+    private Weights weights(List<Tensor> in, int port, boolean transposed, int rows, int rowsPadded) {
         Tensor t = in.get(port);
         LogicalTensor lt = t.logicalTensor();
         long[] d = lt.dims();
@@ -288,20 +315,25 @@ public final class MlpProgram implements Program {
         }
         long rowStride = transposed ? s[1] : s[0];
         long colStride = transposed ? s[0] : s[1];
-        long bytes = Panels.bytes(rowsPadded, cols);
+        long length = Panels.length(rowsPadded, cols);
+        if (length > Integer.MAX_VALUE - 16) {
+            throw new UnsupportedFeatureException("weights " + lt.id() + " " + LogicalTensor.dimsToString(d)
+                    + " are beyond the fused MLP's limit of 2^31 packed floats");
+        }
         if (lt.isConstant() && cache != null) {
             CacheKey key = new CacheKey(backendId, new PackedKey(id, port, lt, SourceMemory.of(t.data())));
+            long bytes = length * Float.BYTES;
             Lease lease = cache.getOrAdd(key, bytes, 2 * bytes, () -> {
                 forgetDeadSources();
                 added.add(key);
-                ConstantBuffer b = ConstantBuffer.allocateHost(bytes);
-                Panels.pack(t.data(), 0, rowStride, colStride, r, cols, rowsPadded, b.segment());
-                return b;
+                float[] packed = new float[(int) length];
+                Panels.pack(t.data(), 0, rowStride, colStride, r, cols, rowsPadded, packed, 0);
+                return new PackedPanels(packed);
             }, null);
-            return new Weights(lease.segment(), cols, rowsPadded, lease);
+            return new Weights(PackedPanels.of(lease), cols, rowsPadded, lease);
         }
-        MemorySegment packed = arena.allocate(bytes, 64);
-        Panels.pack(t.data(), 0, rowStride, colStride, r, cols, rowsPadded, packed);
+        float[] packed = new float[(int) length];
+        Panels.pack(t.data(), 0, rowStride, colStride, r, cols, rowsPadded, packed, 0);
         return new Weights(packed, cols, rowsPadded, null);
     }
 
@@ -324,7 +356,7 @@ public final class MlpProgram implements Program {
     }
 
     /** Packed weights and the lease keeping them alive for one execution. */
-    private record Weights(MemorySegment packed, int cols, int rowsPadded, Lease lease) implements AutoCloseable {
+    private record Weights(float[] packed, int cols, int rowsPadded, Lease lease) implements AutoCloseable {
         @Override
         public void close() {
             if (lease != null) {
