@@ -73,7 +73,7 @@ public final class CaptureMemo<V> {
     public static final class Capture {
         private Object[] targets = new Object[8];
         private int nTargets;
-        private long[] values = new long[64]; // a tensor takes about 17: no regrowth per call
+        private long[] values = new long[256]; // a tensor takes about 18: no regrowth per call up to 14
         private int nValues;
 
         /** Captures memory by identity: its scope (or heap array), address and size. */

@@ -47,7 +47,11 @@ class DynamicAttentionTest {
 
     /** Q, K, V [B,H,S,D]; scores / 4 + mask [B,1,1,S]; SoftMax; x V; transpose to [B,S,H,D]. */
     static void build(Graph g, long b, long s) {
-        g.add(Op.builder(0, OpKind.MatMul).inputs(f32(0, b, HEADS, s, HEAD), f32(1, b, HEADS, s, HEAD))
+        build(g, b, s, HEAD);
+    }
+
+    static void build(Graph g, long b, long s, long head) {
+        g.add(Op.builder(0, OpKind.MatMul).inputs(f32(0, b, HEADS, s, head), f32(1, b, HEADS, s, head))
                 .attr("transpose_b", true).output(f32(10, b, HEADS, s, s)).build());
         g.add(Op.builder(1, OpKind.Divide).inputs(f32(10, b, HEADS, s, s), f32(2).withProperty(PropertyType.CONSTANT))
                 .output(f32(11, b, HEADS, s, s)).build());
@@ -55,10 +59,10 @@ class DynamicAttentionTest {
                 .output(f32(12, b, HEADS, s, s)).build());
         g.add(Op.builder(3, OpKind.SoftMax).input(f32(12, b, HEADS, s, s)).attr("axis", -1L)
                 .output(f32(13, b, HEADS, s, s)).build());
-        g.add(Op.builder(4, OpKind.MatMul).inputs(f32(13, b, HEADS, s, s), f32(4, b, HEADS, s, HEAD))
-                .output(f32(14, b, HEADS, s, HEAD)).build());
-        g.add(Op.builder(5, OpKind.StaticTranspose).input(f32(14, b, HEADS, s, HEAD)).attr("order", 0L, 2L, 1L, 3L)
-                .output(f32(15, b, s, HEADS, HEAD)).build());
+        g.add(Op.builder(4, OpKind.MatMul).inputs(f32(13, b, HEADS, s, s), f32(4, b, HEADS, s, head))
+                .output(f32(14, b, HEADS, s, head)).build());
+        g.add(Op.builder(5, OpKind.StaticTranspose).input(f32(14, b, HEADS, s, head)).attr("order", 0L, 2L, 1L, 3L)
+                .output(f32(15, b, s, HEADS, head)).build());
     }
 
     /**
@@ -78,8 +82,12 @@ class DynamicAttentionTest {
     }
 
     static CompiledPartition compileDynamic() {
+        return compileDynamic(HEAD);
+    }
+
+    static CompiledPartition compileDynamic(long head) {
         Graph g = RUNTIME.createGraph(EngineKind.CPU);
-        build(g, DYNAMIC_DIM, DYNAMIC_DIM);
+        build(g, DYNAMIC_DIM, DYNAMIC_DIM, head);
         g.finalizeGraph();
         List<Partition> parts = g.partitions(PartitionPolicy.FUSION);
         assertEquals(1, parts.size(), parts.toString());
@@ -90,11 +98,21 @@ class DynamicAttentionTest {
     @Test
     void compiledOnceRunsEveryShape() {
         CompiledPartition cp = compileDynamic();
-        long[][] shapes = {{1, 1}, {1, 7}, {2, 9}, {1, 31}, {3, 64}, {1, 67}, {2, 130}, {1, 300}};
+        // query groups of 1..14 rows and a 14-row group plus a few; 530 keys: two blocks of the online softmax
+        long[][] shapes = {{1, 1}, {1, 7}, {2, 9}, {1, 14}, {1, 15}, {1, 31}, {3, 64}, {1, 67}, {2, 130}, {1, 300},
+            {1, 530}};
         long seed = 1;
         for (long[] shape : shapes) {
             check(cp, shape[0], shape[1], seed++);
         }
+    }
+
+    /** A head dim past the staged row of the score tile (512 values): the scores are summed over its chunks. */
+    @Test
+    void headDimBeyondOneStagedRow() {
+        CompiledPartition cp = compileDynamic(530);
+        check(cp, 1, 5, 21, false, 530);
+        check(cp, 1, 33, 22, false, 530);
     }
 
     /** DynamicTranspose and DynamicReshape after the block: their order and shape are read at every execution. */
@@ -137,11 +155,15 @@ class DynamicAttentionTest {
     }
 
     private static void check(CompiledPartition cp, long b, long s, long seed, boolean dynamicViews) {
+        check(cp, b, s, seed, dynamicViews, HEAD);
+    }
+
+    private static void check(CompiledPartition cp, long b, long s, long seed, boolean dynamicViews, long head) {
         Graph r = REFERENCE.createGraph(EngineKind.CPU);
         if (dynamicViews) {
             buildWithDynamicViews(r, b, s);
         } else {
-            build(r, b, s);
+            build(r, b, s, head);
         }
         r.finalizeGraph();
         Engine e = Engine.cpu();
@@ -168,7 +190,7 @@ class DynamicAttentionTest {
             // value-dependent output dims: the caller knows them (inferOutputs sees no values)
             List<LogicalTensor> outLts = dynamicViews ? List.of(f32(17, b, HEADS, s * HEAD))
                     : cp.inferOutputs(ins.stream().map(Tensor::logicalTensor).toList());
-            assertEquals(dynamicViews ? List.of(b, HEADS, s * HEAD) : List.of(b, s, HEADS, HEAD),
+            assertEquals(dynamicViews ? List.of(b, HEADS, s * HEAD) : List.of(b, s, HEADS, head),
                     java.util.Arrays.stream(outLts.get(0).dims()).boxed().toList());
             Tensor actual = Tensor.allocate(outLts.get(0), e, arena);
             cp.execute(new Stream(e), ins, List.of(actual));

@@ -46,9 +46,6 @@ public final class AttentionProgram implements Program {
     private final int statsPort;
     private final ConcurrentHashMap<ShapeKey, FlashAttention.Geometry> geometries = new ConcurrentHashMap<>();
 
-    private record ShapeKey(List<List<Long>> dims) {
-    }
-
     public AttentionProgram(CompileRequest request, AttentionShape shape, RowKernelGenerator generator) {
         this.request = request;
         this.shape = shape;
@@ -120,17 +117,7 @@ public final class AttentionProgram implements Program {
             }
             values.put(e.getKey(), v);
         }
-        List<List<Long>> key = new ArrayList<>(in.size() + out.size() + values.size());
-        for (long[] v : values.values()) {
-            key.add(java.util.Arrays.stream(v).boxed().toList());
-        }
-        for (Tensor t : in) {
-            key.add(ViewedInputs.dimsAndStrides(t.logicalTensor()));
-        }
-        for (Tensor t : out) {
-            key.add(ViewedInputs.dimsAndStrides(t.logicalTensor()));
-        }
-        ShapeKey k = new ShapeKey(key);
+        ShapeKey k = ShapeKey.of(values.values(), in, out);
         FlashAttention.Geometry g = geometries.get(k);
         if (g == null) {
             g = resolve(in, out, values);

@@ -11,25 +11,33 @@ import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
 /**
- * Attention in one pass over the keys, flash-attention style: for a block of four query rows,
- * scores of one key block are computed, run through the partition's generated score kernel
- * (scale, mask, select), folded into a running max and sum (online softmax), and multiplied
- * with the value block, so neither the score matrix nor the probabilities exist in memory. K is
- * packed transposed in groups of one vector of keys and V row-major per batch entry; the tasks
- * (batch entry x query block) run on the runtime's thread team.
+ * Attention in one pass over the keys, flash-attention style: for a group of query rows, scores
+ * of one key block are computed, run through the partition's generated score kernel (scale,
+ * mask, select), folded into a running max and sum (online softmax), and multiplied with the
+ * value block, so neither the score matrix nor the probabilities exist in memory beyond one
+ * group's block. Both products run on the register tiles of {@link RowTiles}: K packed as
+ * panels of {@link Panels#NR} keys (K^T as the B operand of the score product), V as panels of
+ * {@code NR} value columns, the group's query rows and probability rows at a constant stride;
+ * the group is {@link Panels#MRW} rows (14 with 512-bit vectors: 28 accumulators, each loaded K
+ * or V vector feeding 14 FMAs where four rows fed four and left the loop at half the FMA rate).
+ * The tasks (batch entry x query block) run on the runtime's thread team.
  */
 public final class FlashAttention {
     private static final VectorSpecies<Float> S = FloatVector.SPECIES_PREFERRED;
     private static final int VL = S.length();
-    /** Query rows sharing each load of K and V. */
-    private static final int RB = 4;
-    /** Query rows in the unit of work division. */
-    private static final int QB = 64;
+    private static final int NR = Panels.NR;
+    /** Query rows sharing each load of K and V: one register tile. */
+    private static final int RB = Panels.MRW;
+    /** Query rows in the unit of work division: about 64, whole groups. */
+    private static final int QB = (64 + RB - 1) / RB * RB;
     /**
      * Keys per block of the online softmax: up to 512 keys (BERT's longest sequence) are one block,
-     * so the running max never moves and the output is never rescaled.
+     * so the running max never moves and the output is never rescaled. Also the head-dim chunk of
+     * {@link #scores}.
      */
-    private static final int KB = 512;
+    static final int KB = 512;
+    /** Floats between rows of the staged queries and of the score block. */
+    private static final int ROW = RowTiles.STRIDE;
     private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
 
     private FlashAttention() {
@@ -96,30 +104,28 @@ public final class FlashAttention {
         int dv = g.dv();
         int sk = g.sk();
         int skP = roundUp(sk);
-        int dvP = roundUp(dv);
+        int dvP = roundUp(dv, NR);
         Scratch s = SCRATCH.get();
-        s.ensure(d, skP, dvP, g.operands().length);
+        s.ensure(d, sk, dvP, g.operands().length);
         long bq = Strides.offset(batch, g.batch(), g.q().batchStrides(), g.batch().length);
         long bk = Strides.offset(batch, g.batch(), g.k().batchStrides(), g.batch().length);
         long bv = Strides.offset(batch, g.batch(), g.v().batchStrides(), g.batch().length);
         long bo = Strides.offset(batch, g.batch(), g.o().batchStrides(), g.batch().length);
         long bs = g.stats() == null ? 0 : Strides.offset(batch, g.batch(), g.stats().batchStrides(), g.batch().length);
-        packKeys(b.k(), bk, g.k(), sk, skP, d, s.kt, s.krow);
-        packValues(b.v(), bv, g.v(), sk, dv, dvP, s.vp);
+        packKeys(b.k(), bk, g.k(), sk, d, s.kp, s.krow);
+        packValues(b.v(), bv, g.v(), sk, dv, s.vp);
         long[] opBase = new long[g.operands().length];
         for (int k = 0; k < opBase.length; k++) {
             opBase[k] = Strides.offset(batch, g.batch(), g.operands()[k].batchStrides(), g.batch().length);
         }
         for (int i0 = q0; i0 < q1; i0 += RB) {
             int rows = Math.min(RB, q1 - i0);
-            stageQueries(b.q(), bq, g.q(), i0, rows, d, s.q);
             Arrays.fill(s.m, Float.NEGATIVE_INFINITY);
             Arrays.fill(s.l, 0f);
-            Arrays.fill(s.o, 0, RB * dvP, 0f);
             for (int jb = 0; jb < skP; jb += KB) {
                 int bc = Math.min(KB, skP - jb);
                 int valid = Math.min(bc, sk - jb);
-                scoresBlock(s.kt, s.q, d, jb, bc, s.s, 0, KB);
+                scores(b.q(), bq, g.q(), i0, rows, d, s.kp, jb, jb + bc, s.q, s.longHead, s.s, -jb, ROW);
                 if (!identity) {
                     stageOperands(g, b, s, opBase, i0, jb, valid, bc, true); // the same for every query row
                 }
@@ -127,13 +133,13 @@ public final class FlashAttention {
                     if (!identity) {
                         stageOperands(g, b, s, opBase, i0 + r, jb, valid, bc, false);
                         s.src[0] = s.s;
-                        s.off[0] = r * KB;
+                        s.off[0] = r * ROW;
                         scores.apply(s.src, s.off, b.scalars(), bc, i0 + r, jb);
                     }
-                    Arrays.fill(s.s, r * KB + valid, r * KB + bc, Float.NEGATIVE_INFINITY);
+                    Arrays.fill(s.s, r * ROW + valid, r * ROW + bc, Float.NEGATIVE_INFINITY);
                     softmaxStep(s, r, bc, dvP);
                 }
-                accumulateValues(s, rows, jb, valid, dvP);
+                values(s, rows, sk, jb, valid, dvP, jb == 0);
             }
             writeRows(b.o(), bo, g.o(), g.infAsZero(), i0, rows, dv, dvP, s);
             if (b.stats() != null) {
@@ -149,128 +155,112 @@ public final class FlashAttention {
     }
 
     /**
-     * K transposed in column groups of one vector: {@code kt[(j / VL) * d * VL + e * VL + j % VL]},
-     * so the score loop over the head dim streams one contiguous run per group.
+     * K as the B operand of the score product: column panels of {@link Panels#NR} keys, each the
+     * panel's head-dim rows back to back, {@code kp[(j / NR) * d * NR + e * NR + j % NR]}; keys up
+     * to the last panel's end are zeros.
      */
-    static void packKeys(MemorySegment k, long base, Access a, int sk, int skP, int d, float[] kt, float[] row) {
-        Arrays.fill(kt, 0, skP * d, 0f);
+    static void packKeys(MemorySegment k, long base, Access a, int sk, int d, float[] kp, float[] row) {
+        Arrays.fill(kp, 0, roundUp(sk, NR) * d, 0f);
         if (a.row() == 1 && a.f32()) {
-            // keys contiguous (K given as K^T): one bulk copy per head-dim element and key group
+            // keys contiguous (K given as K^T): one bulk copy per head-dim element and panel
             for (int e = 0; e < d; e++) {
                 long src = base + e * a.col();
-                for (int j0 = 0; j0 < sk; j0 += VL) {
-                    MemorySegment.copy(k, ValueLayout.JAVA_FLOAT, (src + j0) * 4, kt, (j0 / VL) * d * VL + e * VL,
-                            Math.min(VL, sk - j0));
+                for (int j0 = 0; j0 < sk; j0 += NR) {
+                    MemorySegment.copy(k, ValueLayout.JAVA_FLOAT, (src + j0) * 4, kp, (j0 / NR) * d * NR + e * NR,
+                            Math.min(NR, sk - j0));
                 }
             }
             return;
         }
         for (int j = 0; j < sk; j++) {
             long src = base + j * a.row();
-            int dst = (j / VL) * d * VL + j % VL;
+            int dst = (j / NR) * d * NR + j % NR;
             if (a.col() == 1 && a.f32()) {
                 // one bulk copy per key, then the scatter between arrays (per-element segment reads cost more)
                 MemorySegment.copy(k, ValueLayout.JAVA_FLOAT, src * 4, row, 0, d);
                 for (int e = 0; e < d; e++) {
-                    kt[dst + e * VL] = row[e];
+                    kp[dst + e * NR] = row[e];
                 }
             } else {
                 for (int e = 0; e < d; e++) {
-                    kt[dst + e * VL] = Elements.get(a.type(), k, src + e * a.col());
-                }
-            }
-        }
-    }
-
-    private static void packValues(MemorySegment v, long base, Access a, int sk, int dv, int dvP, float[] vp) {
-        for (int j = 0; j < sk; j++) {
-            int row = j * dvP;
-            long src = base + j * a.row();
-            if (a.col() == 1 && a.f32()) {
-                MemorySegment.copy(v, ValueLayout.JAVA_FLOAT, src * 4, vp, row, dv);
-            } else {
-                for (int e = 0; e < dv; e++) {
-                    vp[row + e] = Elements.get(a.type(), v, src + e * a.col());
-                }
-            }
-            Arrays.fill(vp, row + dv, row + dvP, 0f);
-        }
-    }
-
-    static void stageQueries(MemorySegment q, long base, Access a, int i0, int rows, int d, float[] qs) {
-        Arrays.fill(qs, 0f);
-        for (int r = 0; r < rows; r++) {
-            long src = base + (long) (i0 + r) * a.row();
-            if (a.col() == 1 && a.f32()) {
-                MemorySegment.copy(q, ValueLayout.JAVA_FLOAT, src * 4, qs, r * d, d);
-            } else {
-                for (int e = 0; e < d; e++) {
-                    qs[r * d + e] = Elements.get(a.type(), q, src + e * a.col());
+                    kp[dst + e * NR] = Elements.get(a.type(), k, src + e * a.col());
                 }
             }
         }
     }
 
     /**
-     * Scores of four staged query rows against keys jb..jb+bc (padding rows of Q are zeros), two
-     * key groups at a time, into {@code dst[off + r * stride + c]} for row r and key jb + c.
+     * V as the B operand of the value product: panels of {@link Panels#NR} value columns, each its
+     * sk key rows back to back, {@code vp[((e / NR) * sk + j) * NR + e % NR]}; columns past dv zero.
      */
-    static void scoresBlock(float[] kt, float[] q, int d, int jb, int bc, float[] dst, int off, int stride) {
-        int group = d * VL;
-        int c = 0;
-        for (; c + 2 * VL <= bc; c += 2 * VL) {
-            FloatVector a0 = FloatVector.zero(S);
-            FloatVector a1 = a0;
-            FloatVector a2 = a0;
-            FloatVector a3 = a0;
-            FloatVector b0 = a0;
-            FloatVector b1 = a0;
-            FloatVector b2 = a0;
-            FloatVector b3 = a0;
-            int k0 = ((jb + c) / VL) * group;
-            int k1 = k0 + group;
-            for (int e = 0; e < d; e++) {
-                FloatVector kv = FloatVector.fromArray(S, kt, k0 + e * VL);
-                FloatVector kw = FloatVector.fromArray(S, kt, k1 + e * VL);
-                FloatVector x = FloatVector.broadcast(S, q[e]);
-                a0 = x.fma(kv, a0);
-                b0 = x.fma(kw, b0);
-                x = FloatVector.broadcast(S, q[d + e]);
-                a1 = x.fma(kv, a1);
-                b1 = x.fma(kw, b1);
-                x = FloatVector.broadcast(S, q[2 * d + e]);
-                a2 = x.fma(kv, a2);
-                b2 = x.fma(kw, b2);
-                x = FloatVector.broadcast(S, q[3 * d + e]);
-                a3 = x.fma(kv, a3);
-                b3 = x.fma(kw, b3);
+    private static void packValues(MemorySegment v, long base, Access a, int sk, int dv, float[] vp) {
+        int panels = (dv + NR - 1) / NR;
+        for (int j = 0; j < sk; j++) {
+            long src = base + j * a.row();
+            for (int p = 0; p < panels; p++) {
+                int line = (p * sk + j) * NR;
+                int w = Math.min(NR, dv - p * NR);
+                if (a.col() == 1 && a.f32()) {
+                    MemorySegment.copy(v, ValueLayout.JAVA_FLOAT, (src + p * NR) * 4, vp, line, w);
+                } else {
+                    for (int e = 0; e < w; e++) {
+                        vp[line + e] = Elements.get(a.type(), v, src + (p * NR + e) * a.col());
+                    }
+                }
+                Arrays.fill(vp, line + w, line + NR, 0f);
             }
-            a0.intoArray(dst, off + c);
-            b0.intoArray(dst, off + c + VL);
-            a1.intoArray(dst, off + stride + c);
-            b1.intoArray(dst, off + stride + c + VL);
-            a2.intoArray(dst, off + 2 * stride + c);
-            b2.intoArray(dst, off + 2 * stride + c + VL);
-            a3.intoArray(dst, off + 3 * stride + c);
-            b3.intoArray(dst, off + 3 * stride + c + VL);
         }
-        for (; c < bc; c += VL) {
-            FloatVector a0 = FloatVector.zero(S);
-            FloatVector a1 = a0;
-            FloatVector a2 = a0;
-            FloatVector a3 = a0;
-            int k0 = ((jb + c) / VL) * group;
-            for (int e = 0; e < d; e++) {
-                FloatVector kv = FloatVector.fromArray(S, kt, k0 + e * VL);
-                a0 = FloatVector.broadcast(S, q[e]).fma(kv, a0);
-                a1 = FloatVector.broadcast(S, q[d + e]).fma(kv, a1);
-                a2 = FloatVector.broadcast(S, q[2 * d + e]).fma(kv, a2);
-                a3 = FloatVector.broadcast(S, q[3 * d + e]).fma(kv, a3);
+    }
+
+    /**
+     * Scores of query rows i0..i0+rows (at most {@link Panels#MRW}) against keys c0..c1 (c0 a
+     * multiple of NR), whole panels: {@code dst[off + r * ldc + c]} for row r and key c. The rows
+     * are staged in {@code qs} at {@link RowTiles#STRIDE}, so a head dim up to the stride is one
+     * pass; longer ones are summed chunk by chunk through {@code tmp} (laid out as dst; may be
+     * null otherwise).
+     */
+    static void scores(MemorySegment q, long base, Access a, int i0, int rows, int d, float[] kp, int c0, int c1,
+            float[] qs, float[] tmp, float[] dst, int off, int ldc) {
+        for (int e0 = 0; e0 < d; e0 += KB) { // head-dim chunks of KB <= ROW
+            int w = Math.min(KB, d - e0);
+            stageQueries(q, base, a, i0, rows, e0, w, qs);
+            float[] into = e0 == 0 ? dst : tmp;
+            for (int c = c0; c < c1; c += NR) {
+                RowTiles.product(qs, rows, w, kp, ((c / NR) * d + e0) * NR, into, off + c, ldc);
             }
-            a0.intoArray(dst, off + c);
-            a1.intoArray(dst, off + stride + c);
-            a2.intoArray(dst, off + 2 * stride + c);
-            a3.intoArray(dst, off + 3 * stride + c);
+            if (e0 > 0) {
+                int width = roundUp(c1 - c0, NR);
+                for (int r = 0; r < rows; r++) {
+                    int at = off + r * ldc + c0;
+                    for (int c = 0; c < width; c++) {
+                        dst[at + c] += tmp[at + c];
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * Head-dim values e0..e0+w of query rows i0..i0+rows as rows of {@code qs} at
+     * {@link RowTiles#STRIDE}; the group's other rows are zeros (stale values there could be
+     * denormals, slow in every FMA of the padding rows).
+     */
+    private static void stageQueries(MemorySegment q, long base, Access a, int i0, int rows, int e0, int w,
+            float[] qs) {
+        for (int r = 0; r < RB; r++) {
+            int dst = r * ROW;
+            if (r >= rows) {
+                Arrays.fill(qs, dst, dst + w, 0f);
+                continue;
+            }
+            long src = base + (long) (i0 + r) * a.row() + (long) e0 * a.col();
+            if (a.col() == 1 && a.f32()) {
+                MemorySegment.copy(q, ValueLayout.JAVA_FLOAT, src * 4, qs, dst, w);
+            } else {
+                for (int e = 0; e < w; e++) {
+                    qs[dst + e] = Elements.get(a.type(), q, src + e * a.col());
+                }
+            }
         }
     }
 
@@ -313,19 +303,8 @@ public final class FlashAttention {
     /** Folds one row's block into its running max and sum; leaves exp(score - max) in place. */
     private static void softmaxStep(Scratch s, int r, int bc, int dvP) {
         float[] x = s.s;
-        int base = r * KB;
-        // two running maxima and two sums: one dependency chain would wait on each step's latency
-        FloatVector mx = FloatVector.broadcast(S, Float.NEGATIVE_INFINITY);
-        FloatVector my = mx;
-        int c = 0;
-        for (; c + VL < bc; c += 2 * VL) {
-            mx = mx.max(FloatVector.fromArray(S, x, base + c));
-            my = my.max(FloatVector.fromArray(S, x, base + c + VL));
-        }
-        if (c < bc) {
-            mx = mx.max(FloatVector.fromArray(S, x, base + c));
-        }
-        float blockMax = mx.max(my).reduceLanes(VectorOperators.MAX);
+        int base = r * ROW;
+        float blockMax = SoftmaxExp.rowMax(x, base, base + bc);
         float old = s.m[r];
         float m = Math.max(old, blockMax);
         if (m == Float.NEGATIVE_INFINITY) {
@@ -335,8 +314,9 @@ public final class FlashAttention {
         float alpha = old == Float.NEGATIVE_INFINITY ? 0f : (float) Math.exp(old - m);
         FloatVector mv = FloatVector.broadcast(S, m);
         FloatVector sum = FloatVector.zero(S);
-        FloatVector sum2 = sum;
-        for (c = 0; c + VL < bc; c += 2 * VL) {
+        FloatVector sum2 = sum; // two sums: one dependency chain would wait on each add's latency
+        int c = 0;
+        for (; c + VL < bc; c += 2 * VL) {
             FloatVector p = SoftmaxExp.exp(FloatVector.fromArray(S, x, base + c).sub(mv));
             FloatVector q = SoftmaxExp.exp(FloatVector.fromArray(S, x, base + c + VL).sub(mv));
             p.intoArray(x, base + c);
@@ -361,77 +341,19 @@ public final class FlashAttention {
     }
 
     /**
-     * o[r] += p[r] . V[jb .. jb+valid) for the four rows at once, two vectors of the value dim per
-     * pass (each loaded V vector and broadcast probability feeds four and two FMAs).
+     * o = p . V[jb .. jb+valid) for the group (rows past {@code rows} hold padding, computed but never
+     * written out), per panel of value columns; a later key block's product goes through
+     * {@code pv} and is added to o, which the softmax step has rescaled.
      */
-    private static void accumulateValues(Scratch s, int rows, int jb, int valid, int dvP) {
-        float[] p = s.s;
-        float[] vp = s.vp;
-        float[] o = s.o;
-        int e = 0;
-        for (; e + 2 * VL <= dvP; e += 2 * VL) {
-            FloatVector a0 = FloatVector.fromArray(S, o, e);
-            FloatVector a1 = FloatVector.fromArray(S, o, dvP + e);
-            FloatVector a2 = FloatVector.fromArray(S, o, 2 * dvP + e);
-            FloatVector a3 = FloatVector.fromArray(S, o, 3 * dvP + e);
-            FloatVector b0 = FloatVector.fromArray(S, o, e + VL);
-            FloatVector b1 = FloatVector.fromArray(S, o, dvP + e + VL);
-            FloatVector b2 = FloatVector.fromArray(S, o, 2 * dvP + e + VL);
-            FloatVector b3 = FloatVector.fromArray(S, o, 3 * dvP + e + VL);
-            int vrow = jb * dvP + e;
-            for (int j = 0; j < valid; j++, vrow += dvP) {
-                FloatVector v = FloatVector.fromArray(S, vp, vrow);
-                FloatVector w = FloatVector.fromArray(S, vp, vrow + VL);
-                FloatVector x = FloatVector.broadcast(S, p[j]);
-                a0 = x.fma(v, a0);
-                b0 = x.fma(w, b0);
-                x = FloatVector.broadcast(S, p[KB + j]);
-                a1 = x.fma(v, a1);
-                b1 = x.fma(w, b1);
-                x = FloatVector.broadcast(S, p[2 * KB + j]);
-                a2 = x.fma(v, a2);
-                b2 = x.fma(w, b2);
-                x = FloatVector.broadcast(S, p[3 * KB + j]);
-                a3 = x.fma(v, a3);
-                b3 = x.fma(w, b3);
-            }
-            // rows past the block's end hold padding: never stored
-            a0.intoArray(o, e);
-            b0.intoArray(o, e + VL);
-            if (rows > 1) {
-                a1.intoArray(o, dvP + e);
-                b1.intoArray(o, dvP + e + VL);
-            }
-            if (rows > 2) {
-                a2.intoArray(o, 2 * dvP + e);
-                b2.intoArray(o, 2 * dvP + e + VL);
-            }
-            if (rows > 3) {
-                a3.intoArray(o, 3 * dvP + e);
-                b3.intoArray(o, 3 * dvP + e + VL);
-            }
+    private static void values(Scratch s, int rows, int sk, int jb, int valid, int dvP, boolean first) {
+        float[] c = first ? s.o : s.pv;
+        for (int p = 0; p < dvP / NR; p++) {
+            int panel = (p * sk + jb) * NR;
+            RowTiles.product(s.s, rows, valid, s.vp, panel, c, p * NR, dvP);
         }
-        for (; e < dvP; e += VL) {
-            FloatVector a0 = FloatVector.fromArray(S, o, e);
-            FloatVector a1 = FloatVector.fromArray(S, o, dvP + e);
-            FloatVector a2 = FloatVector.fromArray(S, o, 2 * dvP + e);
-            FloatVector a3 = FloatVector.fromArray(S, o, 3 * dvP + e);
-            for (int j = 0; j < valid; j++) {
-                FloatVector v = FloatVector.fromArray(S, vp, (jb + j) * dvP + e);
-                a0 = FloatVector.broadcast(S, p[j]).fma(v, a0);
-                a1 = FloatVector.broadcast(S, p[KB + j]).fma(v, a1);
-                a2 = FloatVector.broadcast(S, p[2 * KB + j]).fma(v, a2);
-                a3 = FloatVector.broadcast(S, p[3 * KB + j]).fma(v, a3);
-            }
-            a0.intoArray(o, e);
-            if (rows > 1) {
-                a1.intoArray(o, dvP + e);
-            }
-            if (rows > 2) {
-                a2.intoArray(o, 2 * dvP + e);
-            }
-            if (rows > 3) {
-                a3.intoArray(o, 3 * dvP + e);
+        if (!first) {
+            for (int i = 0; i < rows * dvP; i += VL) {
+                FloatVector.fromArray(S, s.o, i).add(FloatVector.fromArray(S, s.pv, i)).intoArray(s.o, i);
             }
         }
     }
@@ -459,38 +381,46 @@ public final class FlashAttention {
     }
 
     static int roundUp(int n) {
-        return (n + VL - 1) / VL * VL;
+        return roundUp(n, VL);
+    }
+
+    static int roundUp(int n, int multiple) {
+        return (n + multiple - 1) / multiple * multiple;
     }
 
     /** One worker's buffers, grown to the largest shape it has run. */
     private static final class Scratch {
-        float[] kt = new float[0];
+        float[] kp = new float[0];
         float[] krow = new float[0];
         float[] vp = new float[0];
-        float[] q = new float[0];
-        final float[] s = new float[RB * KB];
+        final float[] q = new float[RB * ROW];
+        /** Partial scores of a head dim beyond KB (null until one is seen). */
+        float[] longHead;
+        final float[] s = new float[RB * ROW];
         float[] o = new float[0];
+        float[] pv = new float[0];
         final float[] m = new float[RB];
         final float[] l = new float[RB];
         float[][] rows = new float[0][];
         float[][] src = new float[1][];
         int[] off = new int[1];
 
-        void ensure(int d, int skP, int dvP, int operands) {
-            if (kt.length < d * skP) {
-                kt = new float[d * skP];
+        void ensure(int d, int sk, int dvP, int operands) {
+            if (kp.length < d * roundUp(sk, NR)) {
+                kp = new float[d * roundUp(sk, NR)];
             }
             if (krow.length < d) {
                 krow = new float[d];
             }
-            if (vp.length < skP * dvP) {
-                vp = new float[skP * dvP];
+            if (vp.length < sk * dvP) {
+                vp = new float[sk * dvP];
             }
-            if (q.length < RB * d) {
-                q = new float[RB * d];
+            if (d > KB && longHead == null) {
+                longHead = new float[RB * ROW];
             }
             if (o.length < RB * dvP) {
                 o = new float[RB * dvP];
+                pv = new float[RB * dvP];
             }
             if (rows.length < operands) {
                 rows = new float[operands][KB];

@@ -76,7 +76,7 @@ public final class Panels {
      * by row (row stride {@code lda}) and one packed panel.
      */
     public static void tile(float[] a, int aOff, int lda, int k, float[] panels, int panelOff, float[] c, int cOff) {
-        tile4(a, aOff, lda, 1, k, panels, panelOff, c, cOff);
+        tile4(a, aOff, lda, 1, k, panels, panelOff, c, cOff, NR);
     }
 
     /**
@@ -155,7 +155,7 @@ public final class Panels {
         if (rows == 1) {
             tile1(a, aOff, mr, k, panels, panelOff, c, cOff);
         } else if (rows <= 4 || MRW == 4) {
-            tile4(a, aOff, 1, mr, k, panels, panelOff, c, cOff);
+            tile4(a, aOff, 1, mr, k, panels, panelOff, c, cOff, NR);
         } else {
             tile14(a, aOff, k, panels, panelOff, c, cOff);
         }
@@ -163,10 +163,11 @@ public final class Panels {
 
     /**
      * Four rows against one panel, 8 accumulators: row r's k-th value at
-     * {@code a[aOff + r * rowStep + kk * kStep]} (rows stored one after another, or interleaved).
+     * {@code a[aOff + r * rowStep + kk * kStep]} (rows stored one after another, or interleaved),
+     * row r of the result at {@code c[cOff + r * ldc]}.
      */
-    private static void tile4(float[] a, int aOff, int rowStep, int kStep, int k, float[] panels, int panelOff,
-            float[] c, int cOff) {
+    static void tile4(float[] a, int aOff, int rowStep, int kStep, int k, float[] panels, int panelOff,
+            float[] c, int cOff, int ldc) {
         FloatVector c00 = FloatVector.zero(S);
         FloatVector c01 = c00;
         FloatVector c10 = c00;
@@ -195,12 +196,12 @@ public final class Panels {
         }
         c00.intoArray(c, cOff);
         c01.intoArray(c, cOff + VL);
-        c10.intoArray(c, cOff + NR);
-        c11.intoArray(c, cOff + NR + VL);
-        c20.intoArray(c, cOff + 2 * NR);
-        c21.intoArray(c, cOff + 2 * NR + VL);
-        c30.intoArray(c, cOff + 3 * NR);
-        c31.intoArray(c, cOff + 3 * NR + VL);
+        c10.intoArray(c, cOff + ldc);
+        c11.intoArray(c, cOff + ldc + VL);
+        c20.intoArray(c, cOff + 2 * ldc);
+        c21.intoArray(c, cOff + 2 * ldc + VL);
+        c30.intoArray(c, cOff + 3 * ldc);
+        c31.intoArray(c, cOff + 3 * ldc + VL);
     }
 
     /**

@@ -33,7 +33,9 @@ final class SoftmaxExp {
     }
 
     static FloatVector exp(FloatVector x) {
-        FloatVector c = x.max(LOWEST);
+        // a compare and two blends: max() keeps Java's NaN rule at the cost of five instructions
+        VectorMask<Float> under = x.lt(LOWEST); // false for NaN, which stays NaN
+        FloatVector c = x.blend(LOWEST, under);
         FloatVector t = c.fma(FloatVector.broadcast(S, LOG2E), FloatVector.broadcast(S, ROUNDER));
         FloatVector n = t.sub(ROUNDER);
         FloatVector r = n.fma(FloatVector.broadcast(S, -LN2_HI), c);
@@ -48,7 +50,37 @@ final class SoftmaxExp {
         IntVector bits = (IntVector) t.reinterpretAsInts();
         FloatVector scale = bits.sub(ROUNDER_BITS - 127).lanewise(VectorOperators.LSHL, 23).reinterpretAsFloats();
         FloatVector e = p.mul(scale);
-        VectorMask<Float> under = x.lt(LOWEST);
         return e.blend(0f, under);
+    }
+
+    /**
+     * The largest of {@code x[from..to)} that is not NaN (to - from a multiple of the vector
+     * length), by compares and blends: a vector {@code max()} keeps Java's NaN rule at five
+     * instructions per vector. A softmax needs no more: exp(NaN - max) makes the row NaN. Only
+     * where nothing is above -inf (read as "every score masked") is the row redone with
+     * {@link Math#max}, so a NaN there gives NaN.
+     */
+    static float rowMax(float[] x, int from, int to) {
+        FloatVector mx = FloatVector.broadcast(S, Float.NEGATIVE_INFINITY);
+        FloatVector my = mx; // two chains: one would wait on each compare's latency
+        int c = from;
+        int vl = S.length();
+        for (; c + vl < to; c += 2 * vl) {
+            FloatVector a = FloatVector.fromArray(S, x, c);
+            FloatVector b = FloatVector.fromArray(S, x, c + vl);
+            mx = mx.blend(a, a.compare(VectorOperators.GT, mx));
+            my = my.blend(b, b.compare(VectorOperators.GT, my));
+        }
+        if (c < to) {
+            FloatVector a = FloatVector.fromArray(S, x, c);
+            mx = mx.blend(a, a.compare(VectorOperators.GT, mx));
+        }
+        float m = mx.blend(my, my.compare(VectorOperators.GT, mx)).reduceLanes(VectorOperators.MAX);
+        if (m == Float.NEGATIVE_INFINITY) {
+            for (int i = from; i < to; i++) {
+                m = Math.max(m, x[i]);
+            }
+        }
+        return m;
     }
 }

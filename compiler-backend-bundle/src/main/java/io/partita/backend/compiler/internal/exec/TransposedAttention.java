@@ -22,8 +22,13 @@ import jdk.incubator.vector.VectorSpecies;
 public final class TransposedAttention {
     private static final VectorSpecies<Float> S = FloatVector.SPECIES_PREFERRED;
     private static final int VL = S.length();
-    /** Rows scored and folded into the output together: each output vector is loaded once per block. */
-    private static final int IB = 32;
+    /** Query rows of one register tile ({@link Panels#MRW}). */
+    private static final int RB = Panels.MRW;
+    /**
+     * Rows scored and folded into the output together (about 32, whole tiles): each output vector is
+     * loaded once per block.
+     */
+    private static final int IB = RB * Math.max(1, 32 / RB);
     private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
 
     private TransposedAttention() {
@@ -59,7 +64,8 @@ public final class TransposedAttention {
         int d = g.d();
         int dv = g.dv();
         int sk = g.keys();
-        int skP = FlashAttention.roundUp(sk);
+        // whole key panels: the score tile writes them
+        int skP = FlashAttention.roundUp(sk, Panels.NR);
         int dv4 = (dv + 3) / 4 * 4;
         Scratch s = SCRATCH.get();
         s.ensure(d, skP, dv4, g.operands().length);
@@ -73,13 +79,14 @@ public final class TransposedAttention {
         for (int k = 0; k < opBase.length; k++) {
             opBase[k] = Strides.offset(batch, bd, g.operands()[k].batchStrides(), rank);
         }
-        FlashAttention.packKeys(b.k(), bk, g.k(), sk, skP, d, s.kt, s.krow);
+        FlashAttention.packKeys(b.k(), bk, g.k(), sk, d, s.kp, s.krow);
         Arrays.fill(s.ot, 0, dv4 * skP, 0f);
         for (int i0 = 0; i0 < g.rows(); i0 += IB) {
             int rows = Math.min(IB, g.rows() - i0);
-            for (int r4 = 0; r4 < rows; r4 += 4) {
-                FlashAttention.stageQueries(b.q(), bq, g.q(), i0 + r4, Math.min(4, rows - r4), d, s.q);
-                FlashAttention.scoresBlock(s.kt, s.q, d, 0, skP, s.p, r4 * skP, skP);
+            for (int r0 = 0; r0 < rows; r0 += RB) {
+                int group = Math.min(RB, rows - r0);
+                FlashAttention.scores(b.q(), bq, g.q(), i0 + r0, group, d, s.kp, 0, skP, s.q, s.longHead, s.p,
+                        r0 * skP, skP);
             }
             stageValues(b.v(), bv, g.v(), i0, rows, dv, s.vb);
             for (int r = 0; r < rows; r++) {
@@ -132,11 +139,7 @@ public final class TransposedAttention {
         float[] x = s.p;
         int base = r * skP;
         Arrays.fill(x, base + sk, base + skP, Float.NEGATIVE_INFINITY);
-        FloatVector mx = FloatVector.broadcast(S, Float.NEGATIVE_INFINITY);
-        for (int c = 0; c < skP; c += VL) {
-            mx = mx.max(FloatVector.fromArray(S, x, base + c));
-        }
-        float m = mx.reduceLanes(VectorOperators.MAX);
+        float m = SoftmaxExp.rowMax(x, base, base + skP);
         float scale;
         if (m == Float.NEGATIVE_INFINITY) {
             // NaN times any staged value, zero included, carries the NaN to every output of the row
@@ -244,9 +247,11 @@ public final class TransposedAttention {
 
     /** One worker's buffers, sized for the shapes it runs (kept between calls). */
     private static final class Scratch {
-        float[] kt = new float[0];
+        float[] kp = new float[0];
         float[] krow = new float[0];
-        float[] q = new float[0];
+        final float[] q = new float[RB * RowTiles.STRIDE];
+        /** Partial scores of a head dim beyond one chunk (FlashAttention.KB; null until one is seen). */
+        float[] longHead;
         float[] p = new float[0];
         float[] ot = new float[0];
         float[] vb = new float[0];
@@ -255,17 +260,18 @@ public final class TransposedAttention {
         int[] off = new int[1];
 
         void ensure(int d, int skP, int dv4, int operands) {
-            if (kt.length < d * skP) {
-                kt = new float[d * skP];
+            if (kp.length < d * skP) {
+                kp = new float[d * skP];
             }
             if (krow.length < d) {
                 krow = new float[d];
             }
-            if (q.length != 4 * d) {
-                q = new float[4 * d];
-            }
             if (p.length < IB * skP) {
                 p = new float[IB * skP];
+                longHead = null;
+            }
+            if (d > FlashAttention.KB && longHead == null) {
+                longHead = new float[p.length];
             }
             if (ot.length < dv4 * skP) {
                 ot = new float[dv4 * skP];

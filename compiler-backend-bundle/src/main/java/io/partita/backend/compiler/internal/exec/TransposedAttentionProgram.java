@@ -43,7 +43,7 @@ public final class TransposedAttentionProgram implements Program {
     private final List<ViewedInputs.Operand> scalarOperands;
     private final ViewedInputs inputs;
     private final boolean infAsZero;
-    private final ConcurrentHashMap<List<List<Long>>, TransposedAttention.Geometry> geometries =
+    private final ConcurrentHashMap<ShapeKey, TransposedAttention.Geometry> geometries =
             new ConcurrentHashMap<>();
 
     /**
@@ -212,13 +212,7 @@ public final class TransposedAttentionProgram implements Program {
 
     @Override
     public void execute(List<Tensor> in, List<Tensor> out, Parallel pool) {
-        List<List<Long>> key = new ArrayList<>(in.size() + out.size());
-        for (Tensor t : in) {
-            key.add(ViewedInputs.dimsAndStrides(t.logicalTensor()));
-        }
-        for (Tensor t : out) {
-            key.add(ViewedInputs.dimsAndStrides(t.logicalTensor()));
-        }
+        ShapeKey key = ShapeKey.of(List.of(), in, out);
         TransposedAttention.Geometry g = geometries.get(key);
         if (g == null) {
             g = resolve(in, out);

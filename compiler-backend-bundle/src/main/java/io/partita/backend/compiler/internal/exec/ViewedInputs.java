@@ -120,17 +120,6 @@ final class ViewedInputs {
         return v;
     }
 
-    static List<Long> dimsAndStrides(LogicalTensor t) {
-        List<Long> l = new ArrayList<>();
-        for (long d : t.dims()) {
-            l.add(d);
-        }
-        for (long s : t.strides()) {
-            l.add(s);
-        }
-        return l;
-    }
-
     /**
      * Strides of a tensor in the memory of the partition input it views.
      *

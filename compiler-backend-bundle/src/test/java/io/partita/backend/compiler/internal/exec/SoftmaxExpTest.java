@@ -52,4 +52,39 @@ class SoftmaxExpTest {
         assertEquals(1f, y[5]);
         assertEquals(1f, y[6]);
     }
+
+    private static float rowMax(float... x) {
+        int n = (x.length + S.length() - 1) / S.length() * S.length();
+        float[] row = new float[n + 3];
+        java.util.Arrays.fill(row, Float.NEGATIVE_INFINITY);
+        System.arraycopy(x, 0, row, 3, x.length);
+        return SoftmaxExp.rowMax(row, 3, 3 + n); // from an offset, as a row of the score block
+    }
+
+    @Test
+    void rowMaxFollowsMathMax() {
+        SplittableRandom r = new SplittableRandom(5);
+        for (int n : new int[] {1, 15, 16, 17, 33, 100, 512}) {
+            float[] x = new float[n];
+            float expected = Float.NEGATIVE_INFINITY;
+            for (int i = 0; i < n; i++) {
+                x[i] = (float) (r.nextGaussian() * 50);
+                expected = Math.max(expected, x[i]);
+            }
+            assertEquals(expected, rowMax(x), "n=" + n);
+        }
+        assertEquals(Float.NEGATIVE_INFINITY, rowMax(Float.NEGATIVE_INFINITY, Float.NEGATIVE_INFINITY));
+        assertEquals(Float.POSITIVE_INFINITY, rowMax(1f, Float.POSITIVE_INFINITY, 2f));
+        assertEquals(-0.5f, rowMax(-3f, -0.5f, -7f), "all negative");
+    }
+
+    @Test
+    void rowMaxSkipsNaNUnlessNothingElseIsAboveMinusInfinity() {
+        // the softmax's exp(NaN - max) carries a NaN score to its row; the max must not hide it
+        // behind -inf, where the caller reads "every score masked"
+        assertEquals(3f, rowMax(1f, Float.NaN, 3f));
+        assertTrue(Float.isNaN(rowMax(Float.NaN)), "a lone NaN");
+        assertTrue(Float.isNaN(rowMax(Float.NEGATIVE_INFINITY, Float.NaN, Float.NEGATIVE_INFINITY)),
+                "NaN among masked scores");
+    }
 }
