@@ -78,7 +78,13 @@ public final class PackedB implements PanelSource {
      * (a transposed B is colStride = K-stride, rowStride = 1).
      */
     public static PackedB pack(MemorySegment b, long off, long rowStride, long colStride, int k, int n) {
-        PackedB p = new PackedB(k, n);
+        return pack(b, off, rowStride, colStride, k, n, null);
+    }
+
+    /** As {@link #pack}, into {@code reuse} (overwritten) when it has the same shape. */
+    public static PackedB pack(MemorySegment b, long off, long rowStride, long colStride, int k, int n,
+            PackedB reuse) {
+        PackedB p = reuse != null && reuse.k == k && reuse.n == n ? reuse : new PackedB(k, n);
         p.fill(b, off, rowStride, colStride);
         return p;
     }

@@ -21,6 +21,8 @@ import io.partita.graph.OpKind;
  * unified constant cache. Post-ops run on each output tile as it is finished.
  */
 public final class MatMulPrimitive implements Primitive {
+    /** Per thread: the last packed non-constant B, reused by {@link #reusablePack}. */
+    private static final ThreadLocal<PackedB[]> REUSABLE = ThreadLocal.withInitial(() -> new PackedB[1]);
 
     /** What identifies a MatMul primitive: operand descriptions, transposes, post-ops and where they come from. */
     public record Desc(LogicalTensor src, LogicalTensor weights, LogicalTensor dst, boolean transposeA,
@@ -123,7 +125,7 @@ public final class MatMulPrimitive implements Primitive {
         Lease lease = d.weightsConstant ? inv.constant(d.weightsInput, "packed-panels",
                 PackedConstant.bytesFor((int) bMatrices, k, n), () -> new PackedConstant(packAll(inv))) : null;
         try {
-            PackedB[] perBatch = lease != null ? null : (bMatrices == 1 ? new PackedB[] {pack(inv, 0)} : null);
+            PackedB[] perBatch = lease != null ? null : (bMatrices == 1 ? new PackedB[] {reusablePack(inv, 0)} : null);
             CpuTeam pool = inv.pool();
             int threads = pool == null ? 1 : pool.threads();
             // Many small products: one thread per batch item; few large ones: all threads per product.
@@ -132,7 +134,7 @@ public final class MatMulPrimitive implements Primitive {
                 for (long bi = b0; bi < b1; bi++) {
                     long bIdx = bMatrices == 1 ? 0 : Strided.batchOffset(bi, outBatch, bBatchDims, bBatchStrides);
                     PackedB pb = lease != null ? ((PackedConstant) lease.buffer()).matrix(matrixIndex(bi))
-                            : perBatch != null ? perBatch[0] : packAt(inv, bIdx);
+                            : perBatch != null ? perBatch[0] : reusablePack(inv, bIdx);
                     long aOff = 4L * Strided.batchOffset(bi, outBatch, aBatchDims, aBatchStrides);
                     long cOff = 4L * bi * m * n;
                     Sgemm.multiply(a, aOff, aRowStride, aColStride, m, pb, c, cOff, n, bias, relu,
@@ -229,12 +231,21 @@ public final class MatMulPrimitive implements Primitive {
         return all;
     }
 
-    private PackedB pack(Invocation inv, long elementOffset) {
-        return packAt(inv, elementOffset);
-    }
-
+    /** A B packed for the constant cache: its own array, kept. */
     private PackedB packAt(Invocation inv, long elementOffset) {
         return PackedB.pack(inv.in(d.weightsInput), 4L * elementOffset, bRowStride, bColStride, k, n);
+    }
+
+    /**
+     * A B that is not constant, packed into this thread's buffer of the last such pack when it has
+     * the same size: a per-op attention packed K and V into new arrays at every execution (1.7 GB
+     * of garbage in a benchmark run). The buffer is used until the product returns: the thread
+     * either runs the product or waits for it.
+     */
+    private PackedB reusablePack(Invocation inv, long elementOffset) {
+        PackedB[] slot = REUSABLE.get();
+        slot[0] = PackedB.pack(inv.in(d.weightsInput), 4L * elementOffset, bRowStride, bColStride, k, n, slot[0]);
+        return slot[0];
     }
 
     @Override

@@ -77,18 +77,24 @@ final class InPlace {
     /** As {@link #binaryScalar}, the operand laid out as the output (at the same byte offsets). */
     static void binarySame(OpKind kind, boolean chainIsRight, MemorySegment operand, MemorySegment out, long off,
             int count) {
+        binaryRun(kind, chainIsRight, operand, off, out, off, count);
+    }
+
+    /** As {@link #binaryScalar}, the operands consecutive in {@code operand} from byte offset {@code from}. */
+    static void binaryRun(OpKind kind, boolean chainIsRight, MemorySegment operand, long from, MemorySegment out,
+            long off, int count) {
         int q = 0;
         for (; q + L <= count; q += L) {
             long o = off + 4L * q;
             FloatVector v = FloatVector.fromMemorySegment(S, out, o, ORDER);
-            FloatVector w = FloatVector.fromMemorySegment(S, operand, o, ORDER);
+            FloatVector w = FloatVector.fromMemorySegment(S, operand, from + 4L * q, ORDER);
             binary(kind, chainIsRight, v, w).intoMemorySegment(out, o, ORDER);
         }
         if (q < count) {
             long o = off + 4L * q;
             VectorMask<Float> m = S.indexInRange(q, count);
             FloatVector v = FloatVector.fromMemorySegment(S, out, o, ORDER, m);
-            FloatVector w = FloatVector.fromMemorySegment(S, operand, o, ORDER, m);
+            FloatVector w = FloatVector.fromMemorySegment(S, operand, from + 4L * q, ORDER, m);
             binary(kind, chainIsRight, v, w).intoMemorySegment(out, o, ORDER, m);
         }
     }

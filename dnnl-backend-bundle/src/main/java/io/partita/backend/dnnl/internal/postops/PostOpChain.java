@@ -2,16 +2,11 @@ package io.partita.backend.dnnl.internal.postops;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.ByteOrder;
 import java.util.Arrays;
 import java.util.List;
 
 import io.partita.graph.OpKind;
 import jdk.incubator.vector.FloatVector;
-import jdk.incubator.vector.VectorMask;
-import jdk.incubator.vector.VectorSpecies;
-
-import io.partita.backend.dnnl.internal.isa.Isa;
 
 /**
  * Activations and binary ops applied, in order, to a dense f32 output while it is in cache. A
@@ -20,11 +15,9 @@ import io.partita.backend.dnnl.internal.isa.Isa;
  * Immutable: operands are bound per execution with {@link #bind}.
  */
 public final class PostOpChain {
-    static final VectorSpecies<Float> S = Isa.FLOAT;
-    /** Floats per vector (a constant C2 folds). */
-    static final int L = Isa.LANES;
     private static final ValueLayout.OfFloat F = ValueLayout.JAVA_FLOAT_UNALIGNED;
-    private static final ByteOrder ORDER = ByteOrder.nativeOrder();
+    /** Per thread: a block of a strided operand, gathered. */
+    private static final ThreadLocal<float[]> GATHERED = ThreadLocal.withInitial(() -> new float[256]);
 
     /** One step of the chain. */
     public sealed interface Step permits Act, Bin, Load {
@@ -151,7 +144,13 @@ public final class PostOpChain {
             }
         }
 
-        /** A run inside one innermost line: operands advance by their last stride (0 or not). */
+        /**
+         * A run inside one innermost line: operands advance by their last stride (0 or not). Step by
+         * step over the whole run, each step one of {@link InPlace}'s small loops: carrying a vector
+         * through a loop over the steps passed it to calls C2 did not always inline, which boxed it
+         * on the heap (in some processes a per-op attention's Divide and Add ran 15 ms instead of 1
+         * allocating a float[] per vector).
+         */
         private void applyRun(MemorySegment out, long off, long flat, int run, long[] base, long[] step) {
             int n = stepArray.length;
             for (int s = 0; s < n; s++) {
@@ -161,54 +160,52 @@ public final class PostOpChain {
                     step[s] = dims.length == 0 ? 0 : st[dims.length - 1];
                 }
             }
-            int q = 0;
-            for (; q + L <= run; q += L) {
-                long o = off + 4L * q;
-                FloatVector v = FloatVector.fromMemorySegment(S, out, o, ORDER);
-                v = steps(v, base, step, q, null);
-                v.intoMemorySegment(out, o, ORDER);
-            }
-            if (q < run) {
-                VectorMask<Float> m = S.indexInRange(0, run - q);
-                long o = off + 4L * q;
-                FloatVector v = FloatVector.fromMemorySegment(S, out, o, ORDER, m);
-                v = steps(v, base, step, q, m);
-                v.intoMemorySegment(out, o, ORDER, m);
-            }
-        }
-
-        private FloatVector steps(FloatVector v, long[] base, long[] stride, int q, VectorMask<Float> m) {
-            for (int s = 0; s < stepArray.length; s++) {
+            for (int s = 0; s < n; s++) {
                 Step st = stepArray[s];
                 if (st instanceof Act a) {
-                    v = a.activation().apply(v);
+                    InPlace.activate(a.activation(), out, off, run);
                 } else if (st instanceof Load l) {
-                    v = operand(operands[l.operand()], base[s], stride[s], q, m);
+                    load(operands[l.operand()], base[s], step[s], out, off, run);
                 } else {
                     Bin b = (Bin) st;
-                    FloatVector w = operand(operands[b.operand()], base[s], stride[s], q, m);
-                    v = binary(b.kind(), b.chainIsRight() ? w : v, b.chainIsRight() ? v : w);
+                    binary(b, operands[b.operand()], base[s], step[s], out, off, run);
                 }
             }
-            return v;
         }
 
-        /** L (or the masked count of) operand values at run position q. */
-        private FloatVector operand(MemorySegment seg, long base, long stride, int q, VectorMask<Float> m) {
+        /** Replaces the run by operand values from element {@code base}, {@code stride} apart. */
+        private static void load(MemorySegment seg, long base, long stride, MemorySegment out, long off, int run) {
             if (stride == 0) {
-                return FloatVector.broadcast(S, seg.get(F, 4L * base));
+                float v = seg.get(F, 4L * base);
+                for (int q = 0; q < run; q++) {
+                    out.set(F, off + 4L * q, v);
+                }
+            } else if (stride == 1) {
+                MemorySegment.copy(seg, 4L * base, out, off, 4L * run);
+            } else {
+                for (int q = 0; q < run; q++) {
+                    out.set(F, off + 4L * q, seg.get(F, 4L * (base + q * stride)));
+                }
             }
-            if (stride == 1) {
-                long o = 4L * (base + q);
-                return m == null ? FloatVector.fromMemorySegment(S, seg, o, ORDER)
-                        : FloatVector.fromMemorySegment(S, seg, o, ORDER, m);
+        }
+
+        private static void binary(Bin b, MemorySegment seg, long base, long stride, MemorySegment out, long off,
+                int run) {
+            if (stride == 0) {
+                InPlace.binaryScalar(b.kind(), b.chainIsRight(), seg.get(F, 4L * base), out, off, run);
+            } else if (stride == 1) {
+                InPlace.binaryRun(b.kind(), b.chainIsRight(), seg, 4L * base, out, off, run);
+            } else {
+                // a strided operand: gathered block by block into an array the step's loop reads
+                float[] block = GATHERED.get();
+                for (int q0 = 0; q0 < run; q0 += block.length) {
+                    int m = Math.min(block.length, run - q0);
+                    for (int q = 0; q < m; q++) {
+                        block[q] = seg.get(F, 4L * (base + (q0 + q) * stride));
+                    }
+                    InPlace.binaryArray(b.kind(), b.chainIsRight(), block, 0, out, off + 4L * q0, m);
+                }
             }
-            float[] lanes = new float[L];
-            int len = m == null ? L : m.trueCount();
-            for (int i = 0; i < len; i++) {
-                lanes[i] = seg.get(F, 4L * (base + (q + i) * stride));
-            }
-            return FloatVector.fromArray(S, lanes, 0);
         }
 
         private long offsetOf(long[] strides, long flat) {
