@@ -2,6 +2,7 @@ package io.partita.backend.compiler.internal.exec;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 import java.util.Arrays;
 
 import io.partita.backend.compiler.internal.codegen.RowKernel;
@@ -38,6 +39,7 @@ public final class FlashAttention {
     static final int KB = 512;
     /** Floats between rows of the staged queries and of the score block. */
     private static final int ROW = RowTiles.STRIDE;
+    private static final ByteOrder ORDER = ByteOrder.nativeOrder();
     private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
 
     private FlashAttention() {
@@ -137,6 +139,14 @@ public final class FlashAttention {
                         scores.apply(s.src, s.off, b.scalars(), bc, i0 + r, jb);
                     }
                     Arrays.fill(s.s, r * ROW + valid, r * ROW + bc, Float.NEGATIVE_INFINITY);
+                }
+                // Every row's max before any row's exponentials: the maxes are independent, so they
+                // overlap, where a row's exp pass waiting on its own max just before left the core
+                // idle for the compare chain and the reduction (4% of the attention at sequence 128).
+                for (int r = 0; r < rows; r++) {
+                    s.blockMax[r] = SoftmaxExp.rowMax(s.s, r * ROW, r * ROW + bc);
+                }
+                for (int r = 0; r < rows; r++) {
                     softmaxStep(s, r, bc, dvP);
                 }
                 values(s, rows, sk, jb, valid, dvP, jb == 0);
@@ -172,6 +182,10 @@ public final class FlashAttention {
             }
             return;
         }
+        if (a.col() == 1 && a.f32() && Transpose.supported() && d % Transpose.length() == 0) {
+            transposeKeys(k, base, a.row(), sk, d, kp);
+            return;
+        }
         for (int j = 0; j < sk; j++) {
             long src = base + j * a.row();
             int dst = (j / NR) * d * NR + j % NR;
@@ -190,6 +204,34 @@ public final class FlashAttention {
     }
 
     /**
+     * {@link #packKeys} for f32 keys whose head dims are contiguous, by square blocks transposed in
+     * registers ({@link Transpose}); the last panel's keys past sk are zeros.
+     */
+    private static void transposeKeys(MemorySegment k, long base, long row, int sk, int d, float[] kp) {
+        int n = Transpose.length();
+        for (int j0 = 0; j0 < sk; j0 += NR) {
+            int panel = (j0 / NR) * d * NR;
+            for (int h = 0; h < NR; h += n) {
+                int keys = Math.min(n, sk - j0 - h);
+                for (int e0 = 0; e0 < d; e0 += n) {
+                    int at = panel + e0 * NR + h;
+                    if (keys == n) {
+                        Transpose.block(k, base + (j0 + h) * row + e0, row, kp, at, NR);
+                        continue;
+                    }
+                    for (int e = 0; e < n; e++) {
+                        for (int j = 0; j < n; j++) {
+                            kp[at + e * NR + j] = j < keys
+                                    ? k.getAtIndex(ValueLayout.JAVA_FLOAT, base + (j0 + h + j) * row + e0 + e)
+                                    : 0f;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /**
      * V as the B operand of the value product: panels of {@link Panels#NR} value columns, each its
      * sk key rows back to back, {@code vp[((e / NR) * sk + j) * NR + e % NR]}; columns past dv zero.
      */
@@ -200,7 +242,12 @@ public final class FlashAttention {
             for (int p = 0; p < panels; p++) {
                 int line = (p * sk + j) * NR;
                 int w = Math.min(NR, dv - p * NR);
-                if (a.col() == 1 && a.f32()) {
+                if (a.col() == 1 && a.f32() && w == NR) {
+                    // vector moves: a segment copy call per 32 floats costs more than the floats
+                    for (int c = 0; c < NR; c += VL) {
+                        FloatVector.fromMemorySegment(S, v, (src + p * NR + c) * 4, ORDER).intoArray(vp, line + c);
+                    }
+                } else if (a.col() == 1 && a.f32()) {
                     MemorySegment.copy(v, ValueLayout.JAVA_FLOAT, (src + p * NR) * 4, vp, line, w);
                 } else {
                     for (int e = 0; e < w; e++) {
@@ -254,7 +301,11 @@ public final class FlashAttention {
                 continue;
             }
             long src = base + (long) (i0 + r) * a.row() + (long) e0 * a.col();
-            if (a.col() == 1 && a.f32()) {
+            if (a.col() == 1 && a.f32() && w % VL == 0) {
+                for (int c = 0; c < w; c += VL) { // vector moves, as for V
+                    FloatVector.fromMemorySegment(S, q, (src + c) * 4, ORDER).intoArray(qs, dst + c);
+                }
+            } else if (a.col() == 1 && a.f32()) {
                 MemorySegment.copy(q, ValueLayout.JAVA_FLOAT, src * 4, qs, dst, w);
             } else {
                 for (int e = 0; e < w; e++) {
@@ -300,11 +351,14 @@ public final class FlashAttention {
         Arrays.fill(dst, valid, padded, 0f);
     }
 
-    /** Folds one row's block into its running max and sum; leaves exp(score - max) in place. */
+    /**
+     * Folds one row's block into its running max and sum, given the block's max; leaves
+     * exp(score - max) in place.
+     */
     private static void softmaxStep(Scratch s, int r, int bc, int dvP) {
         float[] x = s.s;
         int base = r * ROW;
-        float blockMax = SoftmaxExp.rowMax(x, base, base + bc);
+        float blockMax = s.blockMax[r];
         float old = s.m[r];
         float m = Math.max(old, blockMax);
         if (m == Float.NEGATIVE_INFINITY) {
@@ -366,10 +420,16 @@ public final class FlashAttention {
             float inv = l == 0f ? (infAsZero ? 0f : Float.NaN) : 1f / l;
             int ob = r * dvP;
             FloatVector iv = FloatVector.broadcast(S, inv);
+            long dst = base + (long) (i0 + r) * a.row();
+            if (a.col() == 1 && a.f32() && dv % VL == 0) {
+                for (int e = 0; e < dv; e += VL) { // scaled straight into the output
+                    FloatVector.fromArray(S, s.o, ob + e).mul(iv).intoMemorySegment(out, (dst + e) * 4, ORDER);
+                }
+                continue;
+            }
             for (int e = 0; e < dvP; e += VL) {
                 FloatVector.fromArray(S, s.o, ob + e).mul(iv).intoArray(s.o, ob + e);
             }
-            long dst = base + (long) (i0 + r) * a.row();
             if (a.col() == 1 && a.f32()) {
                 MemorySegment.copy(s.o, ob, out, ValueLayout.JAVA_FLOAT, dst * 4, dv);
             } else {
@@ -401,6 +461,7 @@ public final class FlashAttention {
         float[] pv = new float[0];
         final float[] m = new float[RB];
         final float[] l = new float[RB];
+        final float[] blockMax = new float[RB];
         float[][] rows = new float[0][];
         float[][] src = new float[1][];
         int[] off = new int[1];
