@@ -11,7 +11,7 @@ import jdk.incubator.vector.VectorSpecies;
  * head-dim values read as VL vectors becomes VL vectors of one head-dim value across the keys.
  * Each round swaps the off-diagonal sub-blocks of the next smaller size with two-vector
  * permutations (log2 VL rounds of VL permutations), which replaced a scalar scatter of every
- * element (a tenth of a BERT-base attention at sequence 128); gathers were no faster than the
+ * element (7% of a BERT-base attention at sequence 128); gathers were no faster than the
  * scatter. The rows are locals because vectors kept in an array would live in memory.
  */
 final class Transpose {
