@@ -31,6 +31,11 @@ final class PortChecks {
      */
     static <T> List<T> matchPorts(String what, List<LogicalTensor> ports, List<T> given, Function<T, Long> idOf,
             boolean required, Function<LogicalTensor, T> whenMissing) {
+        if (inPortOrder(ports, given, idOf)) {
+            // the usual call: nothing to look up (two maps per execution cost more than small kernels);
+            // a copy, so a list the caller changes later cannot reach the kernel
+            return List.copyOf(given);
+        }
         Map<Long, T> byId = new LinkedHashMap<>();
         for (T t : given) {
             if (t == null) {
@@ -62,6 +67,20 @@ final class PortChecks {
             }
         }
         return ordered;
+    }
+
+    /** Whether {@code given} holds exactly the ports' tensors, in the ports' order (port ids are distinct). */
+    private static <T> boolean inPortOrder(List<LogicalTensor> ports, List<T> given, Function<T, Long> idOf) {
+        if (given.size() != ports.size()) {
+            return false;
+        }
+        for (int i = 0; i < ports.size(); i++) {
+            T t = given.get(i);
+            if (t == null || idOf.apply(t) != ports.get(i).id()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static List<Long> ids(List<LogicalTensor> ports) {

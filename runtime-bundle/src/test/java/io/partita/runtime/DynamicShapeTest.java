@@ -90,6 +90,37 @@ class DynamicShapeTest {
         }
     }
 
+    /**
+     * The compiled partition remembers the last inference: executing at one shape, then another,
+     * then the first again must check each output against its own shape, never the remembered one,
+     * and a refused execution must not leave a wrong memo behind.
+     */
+    @Test
+    void outputChecksFollowEachExecutionsShapeAcrossRepeatsAndChanges() {
+        CompiledPartition cp = dynamicBatchPartition()
+                .compile(List.of(f32(0, DYNAMIC_DIM, 3, 5), f32(1, DYNAMIC_DIM, 5, 9)), List.of(), cpu);
+        Stream s = new Stream(cpu);
+        try (Arena arena = Arena.ofConfined()) {
+            java.util.function.IntFunction<Tensor[]> at = batch -> new Tensor[] {
+                Tensor.allocate(f32(0, batch, 3, 5), cpu, arena), Tensor.allocate(f32(1, batch, 5, 9), cpu, arena),
+                Tensor.allocate(f32(2, batch, 3, 9), cpu, arena)};
+            for (int batch : new int[] {2, 2, 5, 5, 2, 1, 5}) {
+                Tensor[] t = at.apply(batch);
+                cp.execute(s, List.of(t[0], t[1]), List.of(t[2]));
+                Tensor[] other = at.apply(batch == 5 ? 2 : 5);
+                // inputs of this batch with the output of another: refused, naming both shapes
+                InvalidArgumentException e = assertThrows(InvalidArgumentException.class,
+                        () -> cp.execute(s, List.of(t[0], t[1]), List.of(other[2])));
+                assertTrue(e.getMessage().contains("but the partition produces f32 [" + batch + ",3,9]"),
+                        e.getMessage());
+                // and the other batch's own tensors still run after the refusal
+                cp.execute(s, List.of(other[0], other[1]), List.of(other[2]));
+                assertArrayEquals(new long[] {batch, 3, 9},
+                        cp.inferOutputs(List.of(f32(0, batch, 3, 5), f32(1, batch, 5, 9))).get(0).dims());
+            }
+        }
+    }
+
     @Test
     void staticAtBuildButDynamicAtCompileIsAnError() {
         Graph g = GraphRuntime.referenceOnly().createGraph(EngineKind.CPU);

@@ -183,7 +183,7 @@ public final class FlashAttention {
             return;
         }
         if (a.col() == 1 && a.f32() && Transpose.supported() && d % Transpose.length() == 0) {
-            transposeKeys(k, base, a.row(), sk, d, kp);
+            transposeKeys(k, base, a.row(), sk, d, kp, row);
             return;
         }
         for (int j = 0; j < sk; j++) {
@@ -204,29 +204,30 @@ public final class FlashAttention {
     }
 
     /**
-     * {@link #packKeys} for f32 keys whose head dims are contiguous, by square blocks transposed in
-     * registers ({@link Transpose}); the last panel's keys past sk are zeros.
+     * {@link #packKeys} for f32 keys whose head dims are contiguous: whole blocks of keys by square
+     * blocks transposed in registers ({@link Transpose}); the last keys (fewer than a block) through
+     * {@code row} one key at a time; keys past sk up to the last panel's end are zeros.
      */
-    private static void transposeKeys(MemorySegment k, long base, long row, int sk, int d, float[] kp) {
+    private static void transposeKeys(MemorySegment k, long base, long row, int sk, int d, float[] kp, float[] buf) {
         int n = Transpose.length();
-        for (int j0 = 0; j0 < sk; j0 += NR) {
-            int panel = (j0 / NR) * d * NR;
-            for (int h = 0; h < NR; h += n) {
-                int keys = Math.min(n, sk - j0 - h);
-                for (int e0 = 0; e0 < d; e0 += n) {
-                    int at = panel + e0 * NR + h;
-                    if (keys == n) {
-                        Transpose.block(k, base + (j0 + h) * row + e0, row, kp, at, NR);
-                        continue;
-                    }
-                    for (int e = 0; e < n; e++) {
-                        for (int j = 0; j < n; j++) {
-                            kp[at + e * NR + j] = j < keys
-                                    ? k.getAtIndex(ValueLayout.JAVA_FLOAT, base + (j0 + h + j) * row + e0 + e)
-                                    : 0f;
-                        }
-                    }
-                }
+        int full = sk / n * n;
+        for (int j = 0; j < full; j += n) {
+            int at = (j / NR) * d * NR + j % NR;
+            for (int e0 = 0; e0 < d; e0 += n) {
+                Transpose.block(k, base + j * row + e0, row, kp, at + e0 * NR, NR);
+            }
+        }
+        if (full % NR != 0 || full < sk) {
+            int panel = (full / NR) * d * NR;
+            for (int e = 0; e < d; e++) { // the last panel from the first key no block wrote
+                Arrays.fill(kp, panel + e * NR + full % NR, panel + e * NR + NR, 0f);
+            }
+        }
+        for (int j = full; j < sk; j++) {
+            MemorySegment.copy(k, ValueLayout.JAVA_FLOAT, (base + j * row) * 4, buf, 0, d);
+            int dst = (j / NR) * d * NR + j % NR;
+            for (int e = 0; e < d; e++) {
+                kp[dst + e * NR] = buf[e];
             }
         }
     }
