@@ -28,6 +28,12 @@ public interface CompiledGraph extends AutoCloseable {
      */
     Map<Long, Tensor> execute(Stream stream, Map<Long, Tensor> inputs);
 
+    /**
+     * {@link #execute(Stream, Map)}, telling {@code observer} the time of each step as it returns
+     * (steps run in the order of {@link #steps()}).
+     */
+    Map<Long, Tensor> execute(Stream stream, Map<Long, Tensor> inputs, StepObserver observer);
+
     /** Frees the intermediate and output memory. */
     @Override
     void close();

@@ -21,6 +21,7 @@ import io.partita.graph.PartitaException;
 import io.partita.graph.Partition;
 import io.partita.graph.PartitionPolicy;
 import io.partita.graph.PropertyType;
+import io.partita.graph.StepObserver;
 import io.partita.graph.Stream;
 import io.partita.graph.Tensor;
 import io.partita.spi.Kernel;
@@ -227,13 +228,18 @@ final class CompiledGraphImpl implements CompiledGraph {
      * {@value #MAX_RECOMPILES} re-partitionings of one call.
      */
     @Override
-    public synchronized Map<Long, Tensor> execute(Stream stream, Map<Long, Tensor> given) {
+    public Map<Long, Tensor> execute(Stream stream, Map<Long, Tensor> given) {
+        return execute(stream, given, null);
+    }
+
+    @Override
+    public synchronized Map<Long, Tensor> execute(Stream stream, Map<Long, Tensor> given, StepObserver observer) {
         if (closed) {
             throw new IllegalStateException("the compiled graph is closed");
         }
         for (int attempt = 0;; attempt++) {
             try {
-                return executeOnce(stream, given);
+                return executeOnce(stream, given, observer);
             } catch (BackendUnavailableException e) {
                 if (attempt == MAX_RECOMPILES) {
                     throw e;
@@ -257,16 +263,16 @@ final class CompiledGraphImpl implements CompiledGraph {
         }
     }
 
-    private Map<Long, Tensor> executeOnce(Stream stream, Map<Long, Tensor> given) {
+    private Map<Long, Tensor> executeOnce(Stream stream, Map<Long, Tensor> given, StepObserver observer) {
         if (!CaptureMemo.enabled() || valueDependent || given.size() != inputs.size()) {
-            return plan(stream, given, null);
+            return plan(stream, given, null, observer);
         }
         Tensor[] args = new Tensor[inputs.size()];
         CaptureMemo.Capture c = new CaptureMemo.Capture();
         for (int i = 0; i < args.length; i++) {
             Tensor v = given.get(inputs.get(i).id());
             if (v == null) {
-                return plan(stream, given, null); // reports the missing input
+                return plan(stream, given, null, observer); // reports the missing input
             }
             args[i] = v;
             capture(c, v);
@@ -274,7 +280,7 @@ final class CompiledGraphImpl implements CompiledGraph {
         Object[] recorded = new Object[1];
         try (CaptureMemo.Entry<Plan> e = memo.acquire(c, () -> {
             Plan p = new Plan();
-            recorded[0] = plan(stream, given, p);
+            recorded[0] = plan(stream, given, p, observer);
             return p;
         })) {
             if (e.recorded()) {
@@ -282,7 +288,7 @@ final class CompiledGraphImpl implements CompiledGraph {
                 Map<Long, Tensor> r = (Map<Long, Tensor>) recorded[0];
                 return r;
             }
-            return replay(e.value(), stream, args);
+            return replay(e.value(), stream, args, observer);
         }
     }
 
@@ -297,7 +303,7 @@ final class CompiledGraphImpl implements CompiledGraph {
         }
     }
 
-    private Map<Long, Tensor> replay(Plan p, Stream stream, Tensor[] args) {
+    private Map<Long, Tensor> replay(Plan p, Stream stream, Tensor[] args, StepObserver observer) {
         if (p.handles == null) {
             p.handles = p.partitions.stream().map(CompiledPartitionImpl::handle).distinct()
                     .toArray(BackendHandle[]::new);
@@ -319,17 +325,15 @@ final class CompiledGraphImpl implements CompiledGraph {
             }
             Kernel.Call[] calls = p.calls;
             for (int s = 0; s < calls.length; s++) {
+                long t0 = observer == null ? 0 : System.nanoTime();
                 if (calls[s] != null) {
                     calls[s].run(stream);
-                    continue;
+                } else {
+                    replayStep(p, s, stream, args);
                 }
-                Tensor[] template = p.ins.get(s);
-                int[] slots = p.inputSlots.get(s);
-                Tensor[] ins = new Tensor[template.length];
-                for (int i = 0; i < ins.length; i++) {
-                    ins[i] = template[i] != null ? template[i] : args[slots[i]];
+                if (observer != null) {
+                    observer.stepDone(s, System.nanoTime() - t0);
                 }
-                p.partitions.get(s).executeEntered(stream, java.util.Arrays.asList(ins), p.outs.get(s));
             }
         } finally {
             for (int i = 0; i < entered; i++) {
@@ -355,7 +359,7 @@ final class CompiledGraphImpl implements CompiledGraph {
     }
 
     /** Plans and runs one call; with {@code record} non-null, records the plan into it. */
-    private Map<Long, Tensor> plan(Stream stream, Map<Long, Tensor> given, Plan record) {
+    private Map<Long, Tensor> plan(Stream stream, Map<Long, Tensor> given, Plan record, StepObserver observer) {
         Map<Long, Tensor> env = new HashMap<>();
         for (LogicalTensor t : inputs) {
             Tensor v = given.get(t.id());
@@ -400,7 +404,11 @@ final class CompiledGraphImpl implements CompiledGraph {
                 outs.add(buf);
                 env.put(t.id(), buf);
             }
+            long t0 = observer == null ? 0 : System.nanoTime();
             cp.execute(stream, ins, outs);
+            if (observer != null) {
+                observer.stepDone(si, System.nanoTime() - t0);
+            }
             // Blocks of tensors no later partition reads go back (after the partition ran: never to its own outputs).
             for (LogicalTensor t : cp.inputs()) {
                 if (lastUse.get(t.id()) == si && inShared.remove(t.id())) {
@@ -458,6 +466,17 @@ final class CompiledGraphImpl implements CompiledGraph {
             }
         }
         return result;
+    }
+
+    /** Step s of a plan whose call could not be prepared: the caller's tensors put into its template. */
+    private static void replayStep(Plan p, int s, Stream stream, Tensor[] args) {
+        Tensor[] template = p.ins.get(s);
+        int[] slots = p.inputSlots.get(s);
+        Tensor[] ins = new Tensor[template.length];
+        for (int i = 0; i < ins.length; i++) {
+            ins[i] = template[i] != null ? template[i] : args[slots[i]];
+        }
+        p.partitions.get(s).executeEntered(stream, java.util.Arrays.asList(ins), p.outs.get(s));
     }
 
     /** Blocks the shared intermediates take (for tests). */

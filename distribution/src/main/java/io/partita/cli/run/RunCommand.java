@@ -61,6 +61,10 @@ public final class RunCommand implements Callable<Integer> {
             description = "value of a symbolic input dim of an ONNX model (e.g. --dim N=8); repeatable")
     java.util.Map<String, Long> dims;
 
+    @Option(names = "--profile", description = "time every partition: first iteration and steady-state median per"
+            + " partition, largest first, with its share of the summed medians")
+    boolean profile;
+
     @Option(names = "--seed", defaultValue = "42", description = "seed of the random inputs (default: ${DEFAULT-VALUE})")
     long seed;
 
@@ -162,8 +166,9 @@ public final class RunCommand implements Callable<Integer> {
                     arena, seed, g.modelConstants(inputsFrom, engine, arena)));
             Stream stream = new Stream(engine);
             ConstantActivity before = ConstantActivity.of(caches, engine);
+            PartitionTimes times = profile ? new PartitionTimes(cg.steps().size(), iterations) : null;
             long t0 = System.nanoTime();
-            Map<Long, Tensor> outputs = cg.execute(stream, inputs);
+            Map<Long, Tensor> outputs = times == null ? cg.execute(stream, inputs) : cg.execute(stream, inputs, times);
             stream.waitAll();
             long first = System.nanoTime() - t0;
             latency[0] = first;
@@ -173,7 +178,12 @@ public final class RunCommand implements Callable<Integer> {
             ProgressBar bar = new ProgressBar(System.err, "running", iterations);
             for (int i = 0; i < iterations; i++) {
                 long s = System.nanoTime();
-                cg.execute(stream, inputs);
+                if (times == null) {
+                    cg.execute(stream, inputs);
+                } else {
+                    times.nextIteration();
+                    cg.execute(stream, inputs, times);
+                }
                 stream.waitAll();
                 samples[i] = System.nanoTime() - s;
                 bar.update(i + 1);
@@ -186,6 +196,9 @@ public final class RunCommand implements Callable<Integer> {
                         Report.ms(latency[1]), Report.ms(Report.percentile(sorted, 99)),
                         Report.ms(sorted[0]), Report.ms(sorted[sorted.length - 1]),
                         ConstantActivity.of(caches, engine).since(afterFirst).describe());
+            }
+            if (times != null) {
+                times.print(out, cg);
             }
             for (LogicalTensor t : cg.outputs()) {
                 Tensor o = outputs.get(t.id());
