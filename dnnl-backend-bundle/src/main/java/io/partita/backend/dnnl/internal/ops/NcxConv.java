@@ -393,8 +393,56 @@ final class NcxConv {
     /** Writes the planes of channel c of image img from {@code at} in buf. */
     private void fillPlanes(MemorySegment src, int img, int c, float[] buf, long at, Scratch sc) {
         long base = img * s.sN() + c * s.sC();
+        if (s.sw() > 1 && s.sW() == 1 && s.sH() == s.iw()) {
+            // the channel in one copy, then every phase's rows from the array: one copy per row was a
+            // masked move of a dozen floats, most of a stride-2 convolution's plane filling
+            int plane = s.ih() * s.iw();
+            float[] ch = sc.channel(plane + 2 * ConvKernels.L);
+            copy(src, base, ch, 0, plane);
+            for (int ph = 0; ph < phases; ph++) {
+                fillPlaneFrom(ch, phaseY[ph], phaseX[ph], buf, Math.toIntExact(at + (long) ph * hq * wq));
+            }
+            return;
+        }
         for (int ph = 0; ph < phases; ph++) {
             fillPlane(src, base, phaseY[ph], phaseX[ph], buf, Math.toIntExact(at + (long) ph * hq * wq), sc);
+        }
+    }
+
+    /** Phase (py, px) of a channel held densely in {@code ch} (rows of iw), written from {@code buf[at]}. */
+    private void fillPlaneFrom(float[] ch, int py, int px, float[] buf, int at) {
+        int sw = s.sw();
+        int x0 = (int) Math.max(0, Math.min(wq, Math.ceilDiv(s.pl() - px, sw)));
+        int x1 = (int) Math.max(x0, Math.min(wq, Math.ceilDiv(s.iw() + s.pl() - px, sw)));
+        for (int yq = 0; yq < hq; yq++) {
+            int row = at + yq * wq;
+            long y = (long) yq * s.sh() + py - s.pt();
+            if (y < 0 || y >= s.ih() || x0 == x1) {
+                Arrays.fill(buf, row, row + wq, 0f);
+                continue;
+            }
+            Arrays.fill(buf, row, row + x0, 0f);
+            Arrays.fill(buf, row + x1, row + wq, 0f);
+            everyNth(ch, (int) (y * s.iw() + (long) x0 * sw + px - s.pl()), sw, buf, row + x0, x1 - x0);
+        }
+    }
+
+    /**
+     * {@code to[at + i] = from[j + i * n]} for i in [0, count): for n = 2 the even lanes of two vectors in
+     * one permute (this loop was 15% of a stride-2 convolution). {@code from} has 2 vectors of slack past
+     * the last value read.
+     */
+    private static void everyNth(float[] from, int j, int n, float[] to, int at, int count) {
+        int i = 0;
+        if (n == 2) {
+            for (; i + ConvKernels.L <= count; i += ConvKernels.L, j += 2 * ConvKernels.L) {
+                FloatVector.fromArray(ConvKernels.S, from, j)
+                        .rearrange(EVEN, FloatVector.fromArray(ConvKernels.S, from, j + ConvKernels.L))
+                        .intoArray(to, at + i);
+            }
+        }
+        for (; i < count; i++, j += n) {
+            to[at + i] = from[j];
         }
     }
 
@@ -423,19 +471,7 @@ final class NcxConv {
                 int span = (x1 - x0 - 1) * sw + 1;
                 float[] tmp = sc.row(span + 2 * ConvKernels.L);
                 copy(src, rowBase + firstX, tmp, 0, span);
-                int xq = x0;
-                int j = 0;
-                if (sw == 2) {
-                    // the even values of two vectors in one permute: this loop was 15% of a stride-2 convolution
-                    for (; xq + ConvKernels.L <= x1; xq += ConvKernels.L, j += 2 * ConvKernels.L) {
-                        FloatVector.fromArray(ConvKernels.S, tmp, j)
-                                .rearrange(EVEN, FloatVector.fromArray(ConvKernels.S, tmp, j + ConvKernels.L))
-                                .intoArray(buf, row + xq);
-                    }
-                }
-                for (; xq < x1; xq++, j += sw) {
-                    buf[row + xq] = tmp[j];
-                }
+                everyNth(tmp, 0, sw, buf, row + x0, x1 - x0);
             } else {
                 long step = sw * s.sW();
                 long off = rowBase + firstX * s.sW();
@@ -486,6 +522,7 @@ final class NcxConv {
         final float[] stage = new float[64 * PIXEL_BLOCK];
         final int[] segs = new int[3 * 129];
         float[] row = new float[0];
+        float[] channel = new float[0];
         float[] panel = new float[0];
 
         static Scratch get() {
@@ -504,6 +541,13 @@ final class NcxConv {
                 panel = new float[length];
             }
             return panel;
+        }
+
+        float[] channel(int length) {
+            if (channel.length < length) {
+                channel = new float[length];
+            }
+            return channel;
         }
 
         float[] row(int length) {
