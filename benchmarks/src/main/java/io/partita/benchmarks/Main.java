@@ -40,7 +40,7 @@ public final class Main {
     private Main() {
     }
 
-    public static void main(String[] args) throws RunnerException, java.io.IOException, InterruptedException {
+    public static void main(String[] args) throws Exception {
         if (args.length > 0 && args[0].equals("anchors")) {
             System.exit(AnchorsCommand.run(java.util.Arrays.copyOfRange(args, 1, args.length)));
         }
@@ -101,7 +101,7 @@ public final class Main {
         lines.forEach(System.out::println);
     }
 
-    private static void probe(String name, String[] args) {
+    private static void probe(String name, String[] args) throws Exception {
         switch (name) {
             case "sgemm" -> io.partita.benchmarks.probes.SgemmProbe.main(args);
             case "kernel" -> io.partita.benchmarks.probes.KernelProbe.main(args);
@@ -110,8 +110,9 @@ public final class Main {
             case "singleops" -> io.partita.benchmarks.probes.SingleOpsProbe.main(args);
             case "attention" -> io.partita.benchmarks.probes.AttentionProbe.main(args);
             case "timeline" -> io.partita.benchmarks.anchors.TimelineProbe.main(args);
+            case "ortprofile" -> io.partita.benchmarks.probes.OrtProfileProbe.main(args);
             default -> throw new IllegalArgumentException("no probe " + name
-                    + " (sgemm, kernel, pack, conv, singleops, attention, timeline)");
+                    + " (sgemm, kernel, pack, conv, singleops, attention, timeline, ortprofile)");
         }
     }
 
