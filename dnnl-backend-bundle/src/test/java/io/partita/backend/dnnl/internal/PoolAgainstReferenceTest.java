@@ -62,6 +62,14 @@ class PoolAgainstReferenceTest {
         "AvgPool|NXC|2,17,19,5|3,3|2,2|0,0|0,0||floor|SAME_UPPER|false",
         "AvgPool|NCX|2,3,17,19|3,3|2,2|1,1|1,1||floor|VALID|false",
         "MaxPool|NCX|1,64,56,56|3,3|2,2|1,1|1,1||floor|None|false",
+        "MaxPool|NCX|1,8,112,112|3,3|2,2|1,1|1,1||floor|None|false",
+        "MaxPool|NCX|2,3,17,40|2,2|2,2|0,0|0,0||ceil|None|false",
+        "MaxPool|NCX|2,3,16,71|3,3|2,2|0,0|1,1||ceil|None|false",
+        "MaxPool|NCX|1,2,9,37|3,3|1,2|0,1|0,1||floor|None|false",
+        "MaxPool|NCX|1,2,9,9|2,2|2,2|2,2|2,2||floor|None|false",
+        "MaxPool|NCX|2,5,63|4|2|1|2||ceil|None|false",
+        "MaxPool|NCX|1,3,5,9,21|1,3,3|1,2,2|0,1,1|0,1,1||floor|None|false",
+        "MaxPool|NCX|1,3,5,9,21|2,3,3|2,2,2|0,1,1|0,1,1||floor|None|false",
         "AvgPool|NXC|1,28,28,130|2,2|2,2|0,0|0,0||floor|None|false"
     })
     void geometry(String kind, String format, String src, String k, String s, String pb, String pe, String dil,
@@ -82,6 +90,17 @@ class PoolAgainstReferenceTest {
         long[] d = format.equals("NCX") ? new long[] {2, 19, 13, 17} : new long[] {2, 13, 17, 19};
         List<Partition> parts = AgainstReference.check(g -> g.add(pool(kind, format,
                 stored(0, DataType.F32, d, order), any(1), "3,3", "2,1", "1,1", "1,0", "", "floor", "None", true)), 7);
+        assertClaimed(parts, "dnnl", 0);
+    }
+
+    /** The stride-2 max path over non-dense planes (unit W stride) and the general path without it. */
+    @ParameterizedTest(name = "MaxPool NCX 3x3/2 stored {0}")
+    @CsvSource({"1;0;2;3", "0;1;3;2", "0;2;3;1"})
+    void stride2MaxOverStridedSources(String physical) {
+        int[] order = java.util.Arrays.stream(physical.split(";")).mapToInt(Integer::parseInt).toArray();
+        long[] d = {2, 5, 13, 37};
+        List<Partition> parts = AgainstReference.check(g -> g.add(pool("MaxPool", "NCX",
+                stored(0, DataType.F32, d, order), any(1), "3,3", "2,2", "1,1", "1,1", "", "floor", "None", false)), 5);
         assertClaimed(parts, "dnnl", 0);
     }
 
