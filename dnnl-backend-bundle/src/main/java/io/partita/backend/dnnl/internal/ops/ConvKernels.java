@@ -18,10 +18,9 @@ import io.partita.backend.dnnl.internal.isa.Isa;
  * anywhere) against packed weight panels of 64 output channels.
  *
  * <p>The tiles are as wide (in floats) at every vector width, so packing and callers do not
- * change; below 512 bits a tile is computed in slices of two rows by four vectors: 8
- * accumulators, the most that ran at full FMA rate with AVX2's and SSE's 16 vector registers
- * (12 and more ran at half rate, apparently spilled once C2 unrolls the loop); the 512-bit kernels
- * stay as tuned.
+ * change; below 512 bits a tile is computed in slices of 8 accumulators (see the slice kernels),
+ * and the pixel-rows caller splits K so that the weight rows stay in L1; the 512-bit kernels stay
+ * as tuned.
  */
 final class ConvKernels {
     static final VectorSpecies<Float> S = Isa.FLOAT;
@@ -37,9 +36,10 @@ final class ConvKernels {
      */
     static void rows6(float[] a, int aOff, float[] x, int xOff, int[] kOff, int k0, int kc, float[] tile) {
         if (L < 16) {
+            for (int j0 = 0; j0 < 64; j0 += 2 * L) {
+                rows4Slice(a, aOff, x, xOff, kOff, k0, kc, j0, tile);
+            }
             for (int j0 = 0; j0 < 64; j0 += 4 * L) {
-                rows2Slice(a, aOff, x, xOff, kOff, k0, kc, 0, j0, tile);
-                rows2Slice(a, aOff, x, xOff, kOff, k0, kc, 2, j0, tile);
                 rows2Slice(a, aOff, x, xOff, kOff, k0, kc, 4, j0, tile);
             }
             return;
@@ -123,9 +123,10 @@ final class ConvKernels {
     static void pixels6(float[] x, int p0, int p1, int p2, int p3, int p4, int p5, int[] tapOff, int t0,
             int t1, int icg, float[] b, int bOff, float[] tile) {
         if (L < 16) {
+            for (int j0 = 0; j0 < 64; j0 += 2 * L) {
+                pixels4Slice(x, p0, p1, p2, p3, tapOff, t0, t1, icg, b, bOff, j0, tile);
+            }
             for (int j0 = 0; j0 < 64; j0 += 4 * L) {
-                pixels2Slice(x, p0, p1, tapOff, t0, t1, icg, b, bOff, 0, j0, tile);
-                pixels2Slice(x, p2, p3, tapOff, t0, t1, icg, b, bOff, 2, j0, tile);
                 pixels2Slice(x, p4, p5, tapOff, t0, t1, icg, b, bOff, 4, j0, tile);
             }
             return;
@@ -217,10 +218,11 @@ final class ConvKernels {
     static void pixels6(float[] x, int p0, int p1, int p2, int p3, int p4, int p5, int[] kOff, int k0, int kc,
             float[] b, int bOff, float[] tile) {
         if (L < 16) {
+            for (int j0 = 0; j0 < 64; j0 += 2 * L) {
+                pixels4Slice(x, p0, p1, p2, p3, kOff, k0, kc, b, bOff, j0, tile, 0, false);
+            }
             for (int j0 = 0; j0 < 64; j0 += 4 * L) {
-                pixels2Slice(x, p0, p1, kOff, k0, kc, b, bOff, 0, j0, tile);
-                pixels2Slice(x, p2, p3, kOff, k0, kc, b, bOff, 2, j0, tile);
-                pixels2Slice(x, p4, p5, kOff, k0, kc, b, bOff, 4, j0, tile);
+                pixels2Slice(x, p4, p5, kOff, k0, kc, b, bOff, 4, j0, tile, 0, false);
             }
             return;
         }
@@ -297,6 +299,194 @@ final class ConvKernels {
 
 
 
+    /**
+     * The six-pixel tiles below 512 bits, accumulated in place: with {@code acc} the tile at
+     * {@code tile[tOff]} is added to, so a caller can split K into chunks whose weight rows stay in
+     * L1 across many pixel groups.
+     */
+    static void pixels6RowNarrow(float[] x, int p0, int[] kOff, int k0, int kc, float[] b, int bOff, float[] tile,
+            int tOff, boolean acc) {
+        for (int j0 = 0; j0 < 64; j0 += 2 * L) {
+            pixels4RowSlice(x, p0, kOff, k0, kc, b, bOff, j0, tile, tOff, acc);
+        }
+        for (int j0 = 0; j0 < 64; j0 += 4 * L) {
+            pixels2Slice(x, p0 + 4, p0 + 5, kOff, k0, kc, b, bOff, 4, j0, tile, tOff, acc);
+        }
+    }
+
+    /** {@link #pixels6RowNarrow} for six pixels anywhere. */
+    static void pixels6Narrow(float[] x, int p0, int p1, int p2, int p3, int p4, int p5, int[] kOff, int k0, int kc,
+            float[] b, int bOff, float[] tile, int tOff, boolean acc) {
+        for (int j0 = 0; j0 < 64; j0 += 2 * L) {
+            pixels4Slice(x, p0, p1, p2, p3, kOff, k0, kc, b, bOff, j0, tile, tOff, acc);
+        }
+        for (int j0 = 0; j0 < 64; j0 += 4 * L) {
+            pixels2Slice(x, p4, p5, kOff, k0, kc, b, bOff, 4, j0, tile, tOff, acc);
+        }
+    }
+
+    /*
+     * Below 512 bits (16 vector registers) a six-row tile is computed as rows 0-3 by two vectors and
+     * rows 4-5 by four, 8 accumulators each. Twelve (six rows by two vectors) would load the streamed
+     * operand least often, but C2 hoists the broadcasts ahead of the FMAs and spills three
+     * accumulators to the stack (seen in the generated code on an AVX2 Zen 3): half the FMA rate.
+     * Four rows by two vectors load 64 bytes of it per eight FMAs where two by four loaded 128.
+     */
+
+    /** {@link #rows6} below 512 bits: rows 0 to 3, columns [j0, j0 + 2L) of the tile. */
+    private static void rows4Slice(float[] a, int aOff, float[] x, int xOff, int[] kOff, int k0, int kc, int j0,
+            float[] tile) {
+        FloatVector z = FloatVector.zero(S);
+        FloatVector c00 = z, c01 = z, c10 = z, c11 = z, c20 = z, c21 = z;
+        FloatVector c30 = z, c31 = z;
+        for (int kk = k0, end = k0 + kc; kk < end; kk++) {
+            int ai = aOff + (kk - k0) * 6;
+            int bi = xOff + kOff[kk] + j0;
+            FloatVector b0 = FloatVector.fromArray(S, x, bi);
+            FloatVector b1 = FloatVector.fromArray(S, x, bi + L);
+            FloatVector a0 = FloatVector.broadcast(S, a[ai]);
+            c00 = b0.fma(a0, c00);
+            c01 = b1.fma(a0, c01);
+            FloatVector a1 = FloatVector.broadcast(S, a[ai + 1]);
+            c10 = b0.fma(a1, c10);
+            c11 = b1.fma(a1, c11);
+            FloatVector a2 = FloatVector.broadcast(S, a[ai + 2]);
+            c20 = b0.fma(a2, c20);
+            c21 = b1.fma(a2, c21);
+            FloatVector a3 = FloatVector.broadcast(S, a[ai + 3]);
+            c30 = b0.fma(a3, c30);
+            c31 = b1.fma(a3, c31);
+        }
+        c00.intoArray(tile, j0);
+        c01.intoArray(tile, j0 + L);
+        c10.intoArray(tile, 64 + j0);
+        c11.intoArray(tile, 64 + j0 + L);
+        c20.intoArray(tile, 128 + j0);
+        c21.intoArray(tile, 128 + j0 + L);
+        c30.intoArray(tile, 192 + j0);
+        c31.intoArray(tile, 192 + j0 + L);
+    }
+
+    /** The offset-table {@link #pixels6} below 512 bits: pixels 0 to 3, columns [j0, j0 + 2L) of the tile. */
+    private static void pixels4Slice(float[] x, int p0, int p1, int p2, int p3, int[] kOff, int k0,
+            int kc, float[] b, int bOff, int j0, float[] tile, int tOff, boolean acc) {
+        FloatVector z = FloatVector.zero(S);
+        FloatVector c00 = acc ? FloatVector.fromArray(S, tile, tOff + j0) : z;
+        FloatVector c01 = acc ? FloatVector.fromArray(S, tile, tOff + j0 + L) : z;
+        FloatVector c10 = acc ? FloatVector.fromArray(S, tile, tOff + 64 + j0) : z;
+        FloatVector c11 = acc ? FloatVector.fromArray(S, tile, tOff + 64 + j0 + L) : z;
+        FloatVector c20 = acc ? FloatVector.fromArray(S, tile, tOff + 128 + j0) : z;
+        FloatVector c21 = acc ? FloatVector.fromArray(S, tile, tOff + 128 + j0 + L) : z;
+        FloatVector c30 = acc ? FloatVector.fromArray(S, tile, tOff + 192 + j0) : z;
+        FloatVector c31 = acc ? FloatVector.fromArray(S, tile, tOff + 192 + j0 + L) : z;
+        for (int kk = k0, end = k0 + kc; kk < end; kk++) {
+            int bi = bOff + j0 + (kk - k0) * 64;
+            int o = kOff[kk];
+            FloatVector b0 = FloatVector.fromArray(S, b, bi);
+            FloatVector b1 = FloatVector.fromArray(S, b, bi + L);
+            FloatVector a0 = FloatVector.broadcast(S, x[p0 + o]);
+            c00 = b0.fma(a0, c00);
+            c01 = b1.fma(a0, c01);
+            FloatVector a1 = FloatVector.broadcast(S, x[p1 + o]);
+            c10 = b0.fma(a1, c10);
+            c11 = b1.fma(a1, c11);
+            FloatVector a2 = FloatVector.broadcast(S, x[p2 + o]);
+            c20 = b0.fma(a2, c20);
+            c21 = b1.fma(a2, c21);
+            FloatVector a3 = FloatVector.broadcast(S, x[p3 + o]);
+            c30 = b0.fma(a3, c30);
+            c31 = b1.fma(a3, c31);
+        }
+        c00.intoArray(tile, tOff + j0);
+        c01.intoArray(tile, tOff + j0 + L);
+        c10.intoArray(tile, tOff + 64 + j0);
+        c11.intoArray(tile, tOff + 64 + j0 + L);
+        c20.intoArray(tile, tOff + 128 + j0);
+        c21.intoArray(tile, tOff + 128 + j0 + L);
+        c30.intoArray(tile, tOff + 192 + j0);
+        c31.intoArray(tile, tOff + 192 + j0 + L);
+    }
+
+    /** {@link #pixels6Row} below 512 bits: pixels 0 to 3, columns [j0, j0 + 2L) of the tile. */
+    private static void pixels4RowSlice(float[] x, int p0, int[] kOff, int k0, int kc, float[] b, int bOff, int j0,
+            float[] tile, int tOff, boolean acc) {
+        FloatVector z = FloatVector.zero(S);
+        FloatVector c00 = acc ? FloatVector.fromArray(S, tile, tOff + j0) : z;
+        FloatVector c01 = acc ? FloatVector.fromArray(S, tile, tOff + j0 + L) : z;
+        FloatVector c10 = acc ? FloatVector.fromArray(S, tile, tOff + 64 + j0) : z;
+        FloatVector c11 = acc ? FloatVector.fromArray(S, tile, tOff + 64 + j0 + L) : z;
+        FloatVector c20 = acc ? FloatVector.fromArray(S, tile, tOff + 128 + j0) : z;
+        FloatVector c21 = acc ? FloatVector.fromArray(S, tile, tOff + 128 + j0 + L) : z;
+        FloatVector c30 = acc ? FloatVector.fromArray(S, tile, tOff + 192 + j0) : z;
+        FloatVector c31 = acc ? FloatVector.fromArray(S, tile, tOff + 192 + j0 + L) : z;
+        for (int kk = k0, end = k0 + kc; kk < end; kk++) {
+            int bi = bOff + j0 + (kk - k0) * 64;
+            int o = p0 + kOff[kk];
+            FloatVector b0 = FloatVector.fromArray(S, b, bi);
+            FloatVector b1 = FloatVector.fromArray(S, b, bi + L);
+            FloatVector a0 = FloatVector.broadcast(S, x[o]);
+            c00 = b0.fma(a0, c00);
+            c01 = b1.fma(a0, c01);
+            FloatVector a1 = FloatVector.broadcast(S, x[o + 1]);
+            c10 = b0.fma(a1, c10);
+            c11 = b1.fma(a1, c11);
+            FloatVector a2 = FloatVector.broadcast(S, x[o + 2]);
+            c20 = b0.fma(a2, c20);
+            c21 = b1.fma(a2, c21);
+            FloatVector a3 = FloatVector.broadcast(S, x[o + 3]);
+            c30 = b0.fma(a3, c30);
+            c31 = b1.fma(a3, c31);
+        }
+        c00.intoArray(tile, tOff + j0);
+        c01.intoArray(tile, tOff + j0 + L);
+        c10.intoArray(tile, tOff + 64 + j0);
+        c11.intoArray(tile, tOff + 64 + j0 + L);
+        c20.intoArray(tile, tOff + 128 + j0);
+        c21.intoArray(tile, tOff + 128 + j0 + L);
+        c30.intoArray(tile, tOff + 192 + j0);
+        c31.intoArray(tile, tOff + 192 + j0 + L);
+    }
+
+    /** The channels-last {@link #pixels6} below 512 bits: pixels 0 to 3, columns [j0, j0 + 2L) of the tile. */
+    private static void pixels4Slice(float[] x, int p0, int p1, int p2, int p3, int[] tapOff, int t0,
+            int t1, int icg, float[] b, int bOff, int j0, float[] tile) {
+        FloatVector z = FloatVector.zero(S);
+        FloatVector c00 = z, c01 = z, c10 = z, c11 = z, c20 = z, c21 = z;
+        FloatVector c30 = z, c31 = z;
+        for (int t = t0; t < t1; t++) {
+            int o = tapOff[t];
+            int q0 = p0 + o;
+            int q1 = p1 + o;
+            int q2 = p2 + o;
+            int q3 = p3 + o;
+            int tb = bOff + j0 + (t - t0) * icg * 64;
+            for (int c = 0; c < icg; c++) {
+                int bi = tb + c * 64;
+                FloatVector b0 = FloatVector.fromArray(S, b, bi);
+                FloatVector b1 = FloatVector.fromArray(S, b, bi + L);
+                FloatVector a0 = FloatVector.broadcast(S, x[q0 + c]);
+                c00 = b0.fma(a0, c00);
+                c01 = b1.fma(a0, c01);
+                FloatVector a1 = FloatVector.broadcast(S, x[q1 + c]);
+                c10 = b0.fma(a1, c10);
+                c11 = b1.fma(a1, c11);
+                FloatVector a2 = FloatVector.broadcast(S, x[q2 + c]);
+                c20 = b0.fma(a2, c20);
+                c21 = b1.fma(a2, c21);
+                FloatVector a3 = FloatVector.broadcast(S, x[q3 + c]);
+                c30 = b0.fma(a3, c30);
+                c31 = b1.fma(a3, c31);
+            }
+        }
+        c00.intoArray(tile, j0);
+        c01.intoArray(tile, j0 + L);
+        c10.intoArray(tile, 64 + j0);
+        c11.intoArray(tile, 64 + j0 + L);
+        c20.intoArray(tile, 128 + j0);
+        c21.intoArray(tile, 128 + j0 + L);
+        c30.intoArray(tile, 192 + j0);
+        c31.intoArray(tile, 192 + j0 + L);
+    }
 
     /** {@link #rows6} below 512 bits: rows r0, r0 + 1 and columns [j0, j0 + 4L) of the tile. */
     /**
@@ -308,10 +498,11 @@ final class ConvKernels {
      */
     static void pixels6Row(float[] x, int p0, int[] kOff, int k0, int kc, float[] b, int bOff, float[] tile) {
         if (L < 16) {
+            for (int j0 = 0; j0 < 64; j0 += 2 * L) {
+                pixels4RowSlice(x, p0, kOff, k0, kc, b, bOff, j0, tile, 0, false);
+            }
             for (int j0 = 0; j0 < 64; j0 += 4 * L) {
-                pixels2Slice(x, p0, p0 + 1, kOff, k0, kc, b, bOff, 0, j0, tile);
-                pixels2Slice(x, p0 + 2, p0 + 3, kOff, k0, kc, b, bOff, 2, j0, tile);
-                pixels2Slice(x, p0 + 4, p0 + 5, kOff, k0, kc, b, bOff, 4, j0, tile);
+                pixels2Slice(x, p0 + 4, p0 + 5, kOff, k0, kc, b, bOff, 4, j0, tile, 0, false);
             }
             return;
         }
@@ -465,10 +656,17 @@ final class ConvKernels {
 
     /** The offset-table {@link #pixels6} below 512 bits: pixels p0, p1 and columns [j0, j0 + 4L) of the tile from row r0. */
     private static void pixels2Slice(float[] x, int p0, int p1, int[] kOff, int k0, int kc, float[] b, int bOff, int r0,
-            int j0, float[] tile) {
+            int j0, float[] tile, int tOff, boolean acc) {
+        int t = r0 * 64 + j0;
         FloatVector z = FloatVector.zero(S);
-        FloatVector c00 = z, c01 = z, c02 = z, c03 = z;
-        FloatVector c10 = z, c11 = z, c12 = z, c13 = z;
+        FloatVector c00 = acc ? FloatVector.fromArray(S, tile, tOff + t) : z;
+        FloatVector c01 = acc ? FloatVector.fromArray(S, tile, tOff + t + L) : z;
+        FloatVector c02 = acc ? FloatVector.fromArray(S, tile, tOff + t + 2 * L) : z;
+        FloatVector c03 = acc ? FloatVector.fromArray(S, tile, tOff + t + 3 * L) : z;
+        FloatVector c10 = acc ? FloatVector.fromArray(S, tile, tOff + t + 64) : z;
+        FloatVector c11 = acc ? FloatVector.fromArray(S, tile, tOff + t + 64 + L) : z;
+        FloatVector c12 = acc ? FloatVector.fromArray(S, tile, tOff + t + 64 + 2 * L) : z;
+        FloatVector c13 = acc ? FloatVector.fromArray(S, tile, tOff + t + 64 + 3 * L) : z;
         for (int kk = k0, end = k0 + kc; kk < end; kk++) {
             int bi = bOff + j0 + (kk - k0) * 64;
             int o = kOff[kk];
@@ -487,15 +685,14 @@ final class ConvKernels {
             c12 = b2.fma(a1, c12);
             c13 = b3.fma(a1, c13);
         }
-        int t = r0 * 64 + j0;
-        c00.intoArray(tile, t);
-        c01.intoArray(tile, t + L);
-        c02.intoArray(tile, t + 2 * L);
-        c03.intoArray(tile, t + 3 * L);
-        c10.intoArray(tile, t + 64);
-        c11.intoArray(tile, t + 64 + L);
-        c12.intoArray(tile, t + 64 + 2 * L);
-        c13.intoArray(tile, t + 64 + 3 * L);
+        c00.intoArray(tile, tOff + t);
+        c01.intoArray(tile, tOff + t + L);
+        c02.intoArray(tile, tOff + t + 2 * L);
+        c03.intoArray(tile, tOff + t + 3 * L);
+        c10.intoArray(tile, tOff + t + 64);
+        c11.intoArray(tile, tOff + t + 64 + L);
+        c12.intoArray(tile, tOff + t + 64 + 2 * L);
+        c13.intoArray(tile, tOff + t + 64 + 3 * L);
     }
 
     /**

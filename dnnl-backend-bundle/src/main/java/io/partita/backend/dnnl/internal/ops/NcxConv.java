@@ -44,6 +44,8 @@ final class NcxConv {
     static final int PIXEL_BLOCK = 96;
     /** K rows of a 64-channel weight panel per pass in the pixel-rows orientation (a 512 KB panel stays in L2). */
     private static final int PANEL_K_BUDGET = 2048;
+    /** Weight rows per L1 chunk below 512 bits (64 rows of 64 floats: 16 KB). */
+    private static final int L1_ROWS = 64;
 
     private final ConvShape s;
     /**
@@ -125,7 +127,7 @@ final class NcxConv {
         double lanesUseful = (double) s.pixels() / ((long) tiles * tileQ) * ocg / ((long) blocks * rows);
         double rowsUseful = (double) ocg / (panels * 64) * s.pixels() / (Math.ceilDiv(s.pixels(), 6) * 6.0)
                 / (1 + 32.0 / s.k());
-        pixelRows = rows == 6 && rowsUseful > lanesUseful;
+        pixelRows = rows == 6 && (rowsUseful > lanesUseful);
         plain = plainCandidate && !pixelRows;
         planesAreSource = plainCandidate && pixelRows && s.oh() == s.ih() && chanStride == (long) s.ih() * s.iw();
         kChunk = pixelRows ? Math.max(1, Math.min(s.icg(), PANEL_K_BUDGET / taps)) * taps : icChunk * taps;
@@ -290,6 +292,10 @@ final class NcxConv {
     /** Output pixels [px0, px1) (at most a block) of image img and group grp against weight panel p. */
     private void pixelUnit(float[] planes, long at, float[] weights, MemorySegment dst, StoreChain.Bound post, int img,
             int grp, int p, int px0, int px1, Scratch sc) {
+        if (ConvKernels.L < 16) {
+            narrowPixelUnit(planes, at, weights, dst, post, img, grp, p, px0, px1, sc);
+            return;
+        }
         int k = s.k();
         int ch0 = grp * s.ocg() + p * 64;
         int cols = Math.min(64, s.ocg() - p * 64);
@@ -316,12 +322,71 @@ final class NcxConv {
                     }
                 }
             }
-            boolean accumulate = k0 > 0;
-            boolean finish = k0 + kc == k;
-            for (int j = 0; j < cols; j++) {
-                long flat = ((long) img * s.oc() + ch0 + j) * s.pixels() + px0;
-                post.channelRun(stage, j * PIXEL_BLOCK, dst, flat, count, img, ch0 + j, accumulate, finish);
+            storeStage(stage, cols, dst, post, img, ch0, px0, count, k0 > 0, k0 + kc == k);
+        }
+    }
+
+    /**
+     * {@link #pixelUnit} below 512 bits: K in chunks of {@link #L1_ROWS} weight rows (16 KB), each
+     * chunk applied to every six-pixel group of the block before the next, the groups' tiles
+     * accumulated in place. The narrow kernels reuse each weight vector over four pixels, not six, so
+     * streaming the whole panel from L2 for every group bounded them at about half the FMA rate.
+     */
+    private void narrowPixelUnit(float[] planes, long at, float[] weights, MemorySegment dst, StoreChain.Bound post,
+            int img, int grp, int p, int px0, int px1, Scratch sc) {
+        int k = s.k();
+        int ch0 = grp * s.ocg() + p * 64;
+        int cols = Math.min(64, s.ocg() - p * 64);
+        int count = px1 - px0;
+        float[] tiles = sc.tiles;
+        float[] stage = sc.stage;
+        int[] pos = sc.pos;
+        int groups = Math.ceilDiv(count, 6);
+        for (int gi = 0; gi < groups; gi++) {
+            int px = px0 + 6 * gi;
+            int n = Math.min(6, px1 - px);
+            for (int r = 0; r < 6; r++) {
+                pos[6 * gi + r] = planePos(at, r < n ? px + r : px);
             }
+        }
+        for (int k0 = 0; k0 < k; k0 += kChunk) {
+            int kc = Math.min(kChunk, k - k0);
+            int bOff = ((grp * panels + p) * k + k0) * 64;
+            for (int kb = k0; kb < k0 + kc; kb += L1_ROWS) {
+                int kbl = Math.min(L1_ROWS, k0 + kc - kb);
+                int bo = bOff + (kb - k0) * 64;
+                boolean acc = kb > k0;
+                for (int gi = 0; gi < groups; gi++) {
+                    int a0 = pos[6 * gi];
+                    if (pos[6 * gi + 5] == a0 + 5) {
+                        ConvKernels.pixels6RowNarrow(planes, a0, kOff, kb, kbl, weights, bo, tiles, gi * 384, acc);
+                    } else {
+                        ConvKernels.pixels6Narrow(planes, a0, pos[6 * gi + 1], pos[6 * gi + 2], pos[6 * gi + 3],
+                                pos[6 * gi + 4], pos[6 * gi + 5], kOff, kb, kbl, weights, bo, tiles, gi * 384, acc);
+                    }
+                }
+            }
+            // transposed into channel-major rows of the block
+            for (int gi = 0; gi < groups; gi++) {
+                int n = Math.min(6, count - 6 * gi);
+                for (int r = 0; r < n; r++) {
+                    int t = gi * 384 + r * 64;
+                    int col = 6 * gi + r;
+                    for (int j = 0; j < cols; j++) {
+                        stage[j * PIXEL_BLOCK + col] = tiles[t + j];
+                    }
+                }
+            }
+            storeStage(stage, cols, dst, post, img, ch0, px0, count, k0 > 0, k0 + kc == k);
+        }
+    }
+
+    /** The block's channel-major rows in {@code stage} (cols channels from ch0, count pixels from px0) through the post-ops. */
+    private void storeStage(float[] stage, int cols, MemorySegment dst, StoreChain.Bound post, int img, int ch0, int px0,
+            int count, boolean accumulate, boolean finish) {
+        for (int j = 0; j < cols; j++) {
+            long flat = ((long) img * s.oc() + ch0 + j) * s.pixels() + px0;
+            post.channelRun(stage, j * PIXEL_BLOCK, dst, flat, count, img, ch0 + j, accumulate, finish);
         }
     }
 
@@ -520,6 +585,10 @@ final class NcxConv {
         float[] packed = new float[0];
         final float[] tile = new float[6 * 128];
         final float[] stage = new float[64 * PIXEL_BLOCK];
+        /** Below 512 bits: the tiles of a block's six-pixel groups, accumulated over K chunks. */
+        final float[] tiles = new float[6 * 64 * (PIXEL_BLOCK / 6)];
+        /** Plane positions of a block's pixels (six per group, a short group padded with its first). */
+        final int[] pos = new int[PIXEL_BLOCK];
         final int[] segs = new int[3 * 129];
         float[] row = new float[0];
         float[] channel = new float[0];
