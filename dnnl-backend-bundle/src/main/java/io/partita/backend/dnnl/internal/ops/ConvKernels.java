@@ -36,12 +36,7 @@ final class ConvKernels {
      */
     static void rows6(float[] a, int aOff, float[] x, int xOff, int[] kOff, int k0, int kc, float[] tile) {
         if (L < 16) {
-            for (int j0 = 0; j0 < 64; j0 += 2 * L) {
-                rows4Slice(a, aOff, x, xOff, kOff, k0, kc, j0, tile);
-            }
-            for (int j0 = 0; j0 < 64; j0 += 4 * L) {
-                rows2Slice(a, aOff, x, xOff, kOff, k0, kc, 4, j0, tile);
-            }
+            rows6Narrow(a, aOff, x, xOff, kOff, k0, kc, tile, 0, false);
             return;
         }
         FloatVector z = FloatVector.zero(S);
@@ -218,12 +213,7 @@ final class ConvKernels {
     static void pixels6(float[] x, int p0, int p1, int p2, int p3, int p4, int p5, int[] kOff, int k0, int kc,
             float[] b, int bOff, float[] tile) {
         if (L < 16) {
-            for (int j0 = 0; j0 < 64; j0 += 2 * L) {
-                pixels4Slice(x, p0, p1, p2, p3, kOff, k0, kc, b, bOff, j0, tile, 0, false);
-            }
-            for (int j0 = 0; j0 < 64; j0 += 4 * L) {
-                pixels2Slice(x, p4, p5, kOff, k0, kc, b, bOff, 4, j0, tile, 0, false);
-            }
+            pixels6Narrow(x, p0, p1, p2, p3, p4, p5, kOff, k0, kc, b, bOff, tile, 0, false);
             return;
         }
         FloatVector z = FloatVector.zero(S);
@@ -300,6 +290,32 @@ final class ConvKernels {
 
 
     /**
+     * 4 output channels x 64 pixels below 512 bits (weights packed four per K step), accumulated in
+     * place at {@code tile[tOff]} with {@code acc}: {@code tile[tOff + r * 64 + j] (+)= sum_k a[aOff + (k - k0) * 4 + r]
+     * * x[xOff + kOff[k] + j]}.
+     */
+    static void rows4Narrow(float[] a, int aOff, float[] x, int xOff, int[] kOff, int k0, int kc, float[] tile,
+            int tOff, boolean acc) {
+        for (int j0 = 0; j0 < 64; j0 += 2 * L) {
+            rows4Slice(a, aOff, x, xOff, kOff, k0, kc, j0, tile, tOff, acc, 4);
+        }
+    }
+
+    /**
+     * {@link #rows6} below 512 bits, accumulated in place at {@code tile[tOff]} with {@code acc}:
+     * lets the caller split K so that the pixel lanes' rows stay in L1 across blocks of channels.
+     */
+    static void rows6Narrow(float[] a, int aOff, float[] x, int xOff, int[] kOff, int k0, int kc, float[] tile,
+            int tOff, boolean acc) {
+        for (int j0 = 0; j0 < 64; j0 += 2 * L) {
+            rows4Slice(a, aOff, x, xOff, kOff, k0, kc, j0, tile, tOff, acc, 6);
+        }
+        for (int j0 = 0; j0 < 64; j0 += 4 * L) {
+            rows2Slice(a, aOff, x, xOff, kOff, k0, kc, 4, j0, tile, tOff, acc);
+        }
+    }
+
+    /**
      * The six-pixel tiles below 512 bits, accumulated in place: with {@code acc} the tile at
      * {@code tile[tOff]} is added to, so a caller can split K into chunks whose weight rows stay in
      * L1 across many pixel groups.
@@ -333,14 +349,23 @@ final class ConvKernels {
      * Four rows by two vectors load 64 bytes of it per eight FMAs where two by four loaded 128.
      */
 
-    /** {@link #rows6} below 512 bits: rows 0 to 3, columns [j0, j0 + 2L) of the tile. */
+    /**
+     * {@link #rows6} below 512 bits: rows 0 to 3, columns [j0, j0 + 2L) of the tile; the packed
+     * weights hold {@code stride} rows per K step (6, or 4 for {@link #rows4Narrow}).
+     */
     private static void rows4Slice(float[] a, int aOff, float[] x, int xOff, int[] kOff, int k0, int kc, int j0,
-            float[] tile) {
+            float[] tile, int tOff, boolean acc, int stride) {
         FloatVector z = FloatVector.zero(S);
-        FloatVector c00 = z, c01 = z, c10 = z, c11 = z, c20 = z, c21 = z;
-        FloatVector c30 = z, c31 = z;
+        FloatVector c00 = acc ? FloatVector.fromArray(S, tile, tOff + j0) : z;
+        FloatVector c01 = acc ? FloatVector.fromArray(S, tile, tOff + j0 + L) : z;
+        FloatVector c10 = acc ? FloatVector.fromArray(S, tile, tOff + 64 + j0) : z;
+        FloatVector c11 = acc ? FloatVector.fromArray(S, tile, tOff + 64 + j0 + L) : z;
+        FloatVector c20 = acc ? FloatVector.fromArray(S, tile, tOff + 128 + j0) : z;
+        FloatVector c21 = acc ? FloatVector.fromArray(S, tile, tOff + 128 + j0 + L) : z;
+        FloatVector c30 = acc ? FloatVector.fromArray(S, tile, tOff + 192 + j0) : z;
+        FloatVector c31 = acc ? FloatVector.fromArray(S, tile, tOff + 192 + j0 + L) : z;
         for (int kk = k0, end = k0 + kc; kk < end; kk++) {
-            int ai = aOff + (kk - k0) * 6;
+            int ai = aOff + (kk - k0) * stride;
             int bi = xOff + kOff[kk] + j0;
             FloatVector b0 = FloatVector.fromArray(S, x, bi);
             FloatVector b1 = FloatVector.fromArray(S, x, bi + L);
@@ -357,14 +382,14 @@ final class ConvKernels {
             c30 = b0.fma(a3, c30);
             c31 = b1.fma(a3, c31);
         }
-        c00.intoArray(tile, j0);
-        c01.intoArray(tile, j0 + L);
-        c10.intoArray(tile, 64 + j0);
-        c11.intoArray(tile, 64 + j0 + L);
-        c20.intoArray(tile, 128 + j0);
-        c21.intoArray(tile, 128 + j0 + L);
-        c30.intoArray(tile, 192 + j0);
-        c31.intoArray(tile, 192 + j0 + L);
+        c00.intoArray(tile, tOff + j0);
+        c01.intoArray(tile, tOff + j0 + L);
+        c10.intoArray(tile, tOff + 64 + j0);
+        c11.intoArray(tile, tOff + 64 + j0 + L);
+        c20.intoArray(tile, tOff + 128 + j0);
+        c21.intoArray(tile, tOff + 128 + j0 + L);
+        c30.intoArray(tile, tOff + 192 + j0);
+        c31.intoArray(tile, tOff + 192 + j0 + L);
     }
 
     /** The offset-table {@link #pixels6} below 512 bits: pixels 0 to 3, columns [j0, j0 + 2L) of the tile. */
@@ -498,12 +523,7 @@ final class ConvKernels {
      */
     static void pixels6Row(float[] x, int p0, int[] kOff, int k0, int kc, float[] b, int bOff, float[] tile) {
         if (L < 16) {
-            for (int j0 = 0; j0 < 64; j0 += 2 * L) {
-                pixels4RowSlice(x, p0, kOff, k0, kc, b, bOff, j0, tile, 0, false);
-            }
-            for (int j0 = 0; j0 < 64; j0 += 4 * L) {
-                pixels2Slice(x, p0 + 4, p0 + 5, kOff, k0, kc, b, bOff, 4, j0, tile, 0, false);
-            }
+            pixels6RowNarrow(x, p0, kOff, k0, kc, b, bOff, tile, 0, false);
             return;
         }
         FloatVector z = FloatVector.zero(S);
@@ -582,10 +602,17 @@ final class ConvKernels {
 
     /** {@link #rows6} below 512 bits: rows r0, r0 + 1 and columns [j0, j0 + 4L) of the tile. */
     private static void rows2Slice(float[] a, int aOff, float[] x, int xOff, int[] kOff, int k0, int kc, int r0, int j0,
-            float[] tile) {
+            float[] tile, int tOff, boolean acc) {
+        int t = r0 * 64 + j0;
         FloatVector z = FloatVector.zero(S);
-        FloatVector c00 = z, c01 = z, c02 = z, c03 = z;
-        FloatVector c10 = z, c11 = z, c12 = z, c13 = z;
+        FloatVector c00 = acc ? FloatVector.fromArray(S, tile, tOff + t) : z;
+        FloatVector c01 = acc ? FloatVector.fromArray(S, tile, tOff + t + L) : z;
+        FloatVector c02 = acc ? FloatVector.fromArray(S, tile, tOff + t + 2 * L) : z;
+        FloatVector c03 = acc ? FloatVector.fromArray(S, tile, tOff + t + 3 * L) : z;
+        FloatVector c10 = acc ? FloatVector.fromArray(S, tile, tOff + t + 64) : z;
+        FloatVector c11 = acc ? FloatVector.fromArray(S, tile, tOff + t + 64 + L) : z;
+        FloatVector c12 = acc ? FloatVector.fromArray(S, tile, tOff + t + 64 + 2 * L) : z;
+        FloatVector c13 = acc ? FloatVector.fromArray(S, tile, tOff + t + 64 + 3 * L) : z;
         for (int kk = k0, end = k0 + kc; kk < end; kk++) {
             int ai = aOff + r0 + (kk - k0) * 6;
             int bi = xOff + kOff[kk] + j0;
@@ -604,15 +631,14 @@ final class ConvKernels {
             c12 = b2.fma(a1, c12);
             c13 = b3.fma(a1, c13);
         }
-        int t = r0 * 64 + j0;
-        c00.intoArray(tile, t);
-        c01.intoArray(tile, t + L);
-        c02.intoArray(tile, t + 2 * L);
-        c03.intoArray(tile, t + 3 * L);
-        c10.intoArray(tile, t + 64);
-        c11.intoArray(tile, t + 64 + L);
-        c12.intoArray(tile, t + 64 + 2 * L);
-        c13.intoArray(tile, t + 64 + 3 * L);
+        c00.intoArray(tile, tOff + t);
+        c01.intoArray(tile, tOff + t + L);
+        c02.intoArray(tile, tOff + t + 2 * L);
+        c03.intoArray(tile, tOff + t + 3 * L);
+        c10.intoArray(tile, tOff + t + 64);
+        c11.intoArray(tile, tOff + t + 64 + L);
+        c12.intoArray(tile, tOff + t + 64 + 2 * L);
+        c13.intoArray(tile, tOff + t + 64 + 3 * L);
     }
 
     /** The channels-last {@link #pixels6} below 512 bits: pixels p0, p1 and columns [j0, j0 + 4L) of the tile from row r0. */

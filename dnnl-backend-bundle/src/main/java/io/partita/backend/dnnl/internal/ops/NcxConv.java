@@ -46,6 +46,8 @@ final class NcxConv {
     private static final int PANEL_K_BUDGET = 2048;
     /** Weight rows per L1 chunk below 512 bits (64 rows of 64 floats: 16 KB). */
     private static final int L1_ROWS = 64;
+    /** Channel blocks sharing one L1 chunk of lanes below 512 bits (their tiles fill the block tiles' 24 KB). */
+    private static final int NARROW_BLOCKS = 16;
 
     private final ConvShape s;
     /**
@@ -79,8 +81,9 @@ final class NcxConv {
     NcxConv(ConvShape s) {
         this.s = s;
         int ocg = s.ocg();
-        rows = ocg <= 2 ? 1 : 6;
-        tileQ = rows == 6 ? 64 : 128;
+        // below 512 bits four-channel blocks: the narrow kernels' efficient slice is four rows by two vectors
+        rows = ocg <= 2 ? 1 : ConvKernels.L < 16 ? 4 : 6;
+        tileQ = rows == 1 ? 128 : 64;
         blocks = (ocg + rows - 1) / rows;
         int maxOffY = (s.kh() - 1) * s.dh() / s.sh();
         int maxOffX = (s.kw() - 1) * s.dw() / s.sw();
@@ -127,7 +130,7 @@ final class NcxConv {
         double lanesUseful = (double) s.pixels() / ((long) tiles * tileQ) * ocg / ((long) blocks * rows);
         double rowsUseful = (double) ocg / (panels * 64) * s.pixels() / (Math.ceilDiv(s.pixels(), 6) * 6.0)
                 / (1 + 32.0 / s.k());
-        pixelRows = rows == 6 && (rowsUseful > lanesUseful);
+        pixelRows = rows > 1 && rowsUseful > lanesUseful;
         plain = plainCandidate && !pixelRows;
         planesAreSource = plainCandidate && pixelRows && s.oh() == s.ih() && chanStride == (long) s.ih() * s.iw();
         kChunk = pixelRows ? Math.max(1, Math.min(s.icg(), PANEL_K_BUDGET / taps)) * taps : icChunk * taps;
@@ -253,6 +256,10 @@ final class NcxConv {
         int segs = segments(q0, sc.segs);
         int xOff = Math.toIntExact(at + q0);
         int k = s.k();
+        if (rows == 4) {
+            narrowUnit(planes, xOff, weights, dst, post, img, grp, segs, b0, b1, sc);
+            return;
+        }
         for (int k0 = 0; k0 < k; k0 += kChunk) {
             int kc = Math.min(kChunk, k - k0);
             boolean accumulate = k0 > 0;
@@ -264,7 +271,36 @@ final class NcxConv {
                 } else {
                     ConvKernels.row1(weights, aOff, planes, xOff, kOff, k0, kc, sc.tile);
                 }
-                store(sc.tile, b, img, grp, segs, sc.segs, dst, post, accumulate, finish);
+                store(sc.tile, 0, b, img, grp, segs, sc.segs, dst, post, accumulate, finish);
+            }
+        }
+    }
+
+    /**
+     * {@link #unit} below 512 bits with six-row blocks: K in chunks of {@link #L1_ROWS} rows of the
+     * tile's 64 lanes (16 KB), each chunk applied to up to {@link #NARROW_BLOCKS} channel blocks
+     * before the next, their tiles accumulated in place; as in {@link #narrowPixelUnit}, the narrow
+     * kernels re-read the lanes too often to stream them from L2.
+     */
+    private void narrowUnit(float[] planes, int xOff, float[] weights, MemorySegment dst, StoreChain.Bound post,
+            int img, int grp, int segs, int b0, int b1, Scratch sc) {
+        int k = s.k();
+        float[] tiles = sc.tiles;
+        for (int k0 = 0; k0 < k; k0 += kChunk) {
+            int kc = Math.min(kChunk, k - k0);
+            for (int bg = b0; bg < b1; bg += NARROW_BLOCKS) {
+                int bEnd = Math.min(b1, bg + NARROW_BLOCKS);
+                for (int kb = k0; kb < k0 + kc; kb += L1_ROWS) {
+                    int kbl = Math.min(L1_ROWS, k0 + kc - kb);
+                    for (int b = bg; b < bEnd; b++) {
+                        int aOff = ((grp * blocks + b) * k + kb) * rows;
+                        ConvKernels.rows4Narrow(weights, aOff, planes, xOff, kOff, kb, kbl, tiles, (b - bg) * 256,
+                                kb > k0);
+                    }
+                }
+                for (int b = bg; b < bEnd; b++) {
+                    store(tiles, (b - bg) * 256, b, img, grp, segs, sc.segs, dst, post, k0 > 0, k0 + kc == k);
+                }
             }
         }
     }
@@ -408,7 +444,7 @@ final class NcxConv {
     }
 
     /** Stores block b's tile: each channel row's runs, through the post-ops. */
-    private void store(float[] tile, int b, int img, int grp, int segs, int[] seg, MemorySegment dst,
+    private void store(float[] tile, int tOff, int b, int img, int grp, int segs, int[] seg, MemorySegment dst,
             StoreChain.Bound post, boolean accumulate, boolean finish) {
         int oc0 = b * rows;
         int mr = Math.min(rows, s.ocg() - oc0);
@@ -416,7 +452,7 @@ final class NcxConv {
             int ch = grp * s.ocg() + oc0 + r;
             long chBase = ((long) img * s.oc() + ch) * s.pixels();
             for (int g = 0; g < segs; g++) {
-                post.channelRun(tile, r * tileQ + seg[3 * g], dst, chBase + seg[3 * g + 1], seg[3 * g + 2], img, ch,
+                post.channelRun(tile, tOff + r * tileQ + seg[3 * g], dst, chBase + seg[3 * g + 1], seg[3 * g + 2], img, ch,
                         accumulate, finish);
             }
         }
