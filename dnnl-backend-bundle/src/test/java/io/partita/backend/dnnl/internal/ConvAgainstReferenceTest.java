@@ -275,6 +275,30 @@ class ConvAgainstReferenceTest {
         "1,400,5,300,7,3,3,1,1,1,1,1,1,1,1,1,None|NXC|general",
     })
     void chainsAfterAReductionInPasses(String geometry, String dataFormat, String chain) {
+        checkChain(geometry, dataFormat, chain);
+    }
+
+    /**
+     * Unpadded, ungrouped 1x1 convolutions, which below 512 bits run as one GEMM per image with the
+     * chain applied to finished output in place: stride 1 (panels copied) and 2 (gathered), two
+     * images, pixel counts that leave a partial last panel, every store form.
+     */
+    @ParameterizedTest(name = "{0} chain {1}")
+    @CsvSource(delimiter = '|', value = {
+        "2,48,15,15,40,1,1,1,1,1,1,0,0,0,0,1,None|none", "2,48,15,15,40,1,1,1,1,1,1,0,0,0,0,1,None|bias",
+        "2,48,15,15,40,1,1,1,1,1,1,0,0,0,0,1,None|biasRelu",
+        "2,48,15,15,40,1,1,1,1,1,1,0,0,0,0,1,None|biasSumRelu",
+        "2,48,15,15,40,1,1,1,1,1,1,0,0,0,0,1,None|general",
+        "1,33,21,19,70,1,1,2,2,1,1,0,0,0,0,1,None|biasSumRelu",
+        "1,33,21,19,70,1,1,2,2,1,1,0,0,0,0,1,None|general",
+        "1,64,16,16,24,1,1,1,1,1,1,0,0,0,0,1,None|biasSumRelu",
+        "1,1100,12,12,20,1,1,1,1,1,1,0,0,0,0,1,None|biasRelu",
+    })
+    void oneByOneChains(String geometry, String chain) {
+        checkChain(geometry, "NCX", chain);
+    }
+
+    private static void checkChain(String geometry, String dataFormat, String chain) {
         boolean nxc = dataFormat.equals("NXC");
         Conv c = Conv.parse(geometry).with(nxc, nxc, true);
         long[] d = c.dstDims();

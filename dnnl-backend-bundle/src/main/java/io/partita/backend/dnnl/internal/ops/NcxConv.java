@@ -6,6 +6,8 @@ import java.nio.ByteOrder;
 import java.util.Arrays;
 
 import io.partita.spi.CpuTeam;
+import io.partita.backend.dnnl.internal.gemm.Sgemm;
+import io.partita.backend.dnnl.internal.gemm.StridedRows;
 import io.partita.backend.dnnl.internal.postops.StoreChain;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorMask;
@@ -29,6 +31,7 @@ import jdk.incubator.vector.VectorShuffle;
  * channels in chunks only when a tile's input would not fit in L2. Pixel rows (small images, whose
  * rows would leave many lanes idle): six output pixels broadcast against 64-channel weight panels,
  * the tiles transposed into the channel-major output. Tasks are split evenly over both threads.
+ * Below 512 bits an unpadded 1x1 convolution is instead a GEMM per image ({@link ImagePanels}).
  */
 final class NcxConv {
     private static final ValueLayout.OfFloat F = ValueLayout.JAVA_FLOAT_UNALIGNED;
@@ -77,6 +80,14 @@ final class NcxConv {
     private final int kChunk;
     private final int blocks;
     private final int imagesPerChunk;
+    /**
+     * Below 512 bits an unpadded, ungrouped 1x1 convolution is one GEMM per image (weights as A, the
+     * image's channels as B): its kernel keeps a 4 x 2-vector tile in registers against packed panels
+     * in L1, where the plane kernels' offset-table reads ran at about two thirds of its rate.
+     */
+    private final boolean gemm;
+    /** {@link #gemm}: input offsets of the output pixels when they are not consecutive ({@link ImagePanels}). */
+    private final long[] gather;
 
     NcxConv(ConvShape s) {
         this.s = s;
@@ -131,6 +142,11 @@ final class NcxConv {
         double rowsUseful = (double) ocg / (panels * 64) * s.pixels() / (Math.ceilDiv(s.pixels(), 6) * 6.0)
                 / (1 + 32.0 / s.k());
         pixelRows = rows > 1 && rowsUseful > lanesUseful;
+        gemm = ConvKernels.L < 16 && s.kh() == 1 && s.kw() == 1 && s.pt() == 0 && s.pl() == 0 && s.groups() == 1
+                && (long) (s.oh() - 1) * s.sh() < s.ih() && (long) (s.ow() - 1) * s.sw() < s.iw()
+                // the last panel's idle columns: 7x7 images (49 of 64) ran 10% slower than the plane kernels
+                && s.pixels() >= 0.9 * Math.ceilDiv(s.pixels(), Sgemm.NR) * Sgemm.NR;
+        gather = gemm ? ImagePanels.gatherOffsets(s) : null;
         plain = plainCandidate && !pixelRows;
         planesAreSource = plainCandidate && pixelRows && s.oh() == s.ih() && chanStride == (long) s.ih() * s.iw();
         kChunk = pixelRows ? Math.max(1, Math.min(s.icg(), PANEL_K_BUDGET / taps)) * taps : icChunk * taps;
@@ -151,6 +167,9 @@ final class NcxConv {
      * {@code rows} floats (pixel lanes), or per group and panel of 64 channels, K rows of 64 (pixel rows).
      */
     long packedLength() {
+        if (gemm) {
+            return (long) s.oc() * s.ic();
+        }
         return pixelRows ? (long) s.groups() * panels * s.k() * 64 : (long) s.groups() * blocks * s.k() * rows;
     }
 
@@ -159,6 +178,15 @@ final class NcxConv {
      * of group g holds k-major rows {@code (i, h, w)} of its channels' values, zero past the group's channels.
      */
     void packWeights(MemorySegment w, long so, long si, long sh, long sw, float[] dst) {
+        if (gemm) {
+            // dense (o, i): the GEMM packs its row groups from it per call
+            for (int o = 0; o < s.oc(); o++) {
+                for (int i = 0; i < s.ic(); i++) {
+                    dst[o * s.ic() + i] = w.get(F, 4L * (o * so + i * si));
+                }
+            }
+            return;
+        }
         int k = s.k();
         int ocg = s.ocg();
         int taps = s.kh() * s.kw();
@@ -191,6 +219,10 @@ final class NcxConv {
 
     /** Runs the convolution: {@code weights} packed by {@link #packWeights}. */
     void run(MemorySegment src, float[] weights, MemorySegment dst, StoreChain.Bound post, CpuTeam pool) {
+        if (gemm) {
+            runGemm(src, weights, dst, post, pool);
+            return;
+        }
         for (int img0 = 0; img0 < s.n(); img0 += imagesPerChunk) {
             int imgs = Math.min(imagesPerChunk, s.n() - img0);
             int first = img0;
@@ -243,6 +275,20 @@ final class NcxConv {
                     u += b1 - b0;
                 }
             });
+        }
+    }
+
+    /** {@link #gemm}: per image, C[oc, pixels] = W[oc, ic] x image[ic, pixels], the post-ops on finished runs. */
+    private void runGemm(MemorySegment src, float[] weights, MemorySegment dst, StoreChain.Bound post, CpuTeam pool) {
+        int pixels = s.oh() * s.ow();
+        StridedRows a = new StridedRows(MemorySegment.ofArray(weights), 0, s.ic(), 1, s.oc(), s.ic());
+        for (int img = 0; img < s.n(); img++) {
+            long first = (long) img * s.oc() * pixels;
+            int image = img;
+            Sgemm.Epilogue epilogue = post.isIdentity() ? null
+                    : (c, rowOffset, row, col, cols) -> post.channelInPlace(c, first + (long) row * pixels + col, cols,
+                            image, row);
+            Sgemm.multiply(a, new ImagePanels(src, img, s, gather), dst, 4L * first, pixels, epilogue, pool);
         }
     }
 
