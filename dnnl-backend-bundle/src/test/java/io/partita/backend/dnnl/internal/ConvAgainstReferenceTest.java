@@ -279,9 +279,10 @@ class ConvAgainstReferenceTest {
     }
 
     /**
-     * Unpadded, ungrouped 1x1 convolutions, which below 512 bits run as one GEMM per image with the
-     * chain applied to finished output in place: stride 1 (panels copied) and 2 (gathered), two
-     * images, pixel counts that leave a partial last panel, every store form.
+     * Ungrouped convolutions that below 512 bits run as one GEMM per image with the chain applied
+     * to finished output in place: unpadded 1x1 at stride 1 (panels copied) and 2 (gathered); wide
+     * images over padded planes (3x3, the 7x7 stride-2 stem, dilation), whose panels are copied
+     * within a row and gathered across rows; two images, partial last panels, every store form.
      */
     @ParameterizedTest(name = "{0} chain {1}")
     @CsvSource(delimiter = '|', value = {
@@ -293,8 +294,11 @@ class ConvAgainstReferenceTest {
         "1,33,21,19,70,1,1,2,2,1,1,0,0,0,0,1,None|general",
         "1,64,16,16,24,1,1,1,1,1,1,0,0,0,0,1,None|biasSumRelu",
         "1,1100,12,12,20,1,1,1,1,1,1,0,0,0,0,1,None|biasRelu",
+        "2,13,9,50,21,3,3,1,1,1,1,1,1,1,1,1,None|biasSumRelu", "2,13,9,50,21,3,3,1,1,1,1,1,1,1,1,1,None|general",
+        "1,3,20,101,19,7,7,2,2,1,1,3,3,3,3,1,None|biasRelu", "1,5,11,60,9,3,3,1,1,2,2,2,2,2,2,1,None|bias",
+        "1,7,6,53,10,3,3,1,1,1,1,0,0,0,0,1,None|none",
     })
-    void oneByOneChains(String geometry, String chain) {
+    void gemmChains(String geometry, String chain) {
         checkChain(geometry, "NCX", chain);
     }
 

@@ -6,6 +6,7 @@ import java.nio.ByteOrder;
 import java.util.Arrays;
 
 import io.partita.spi.CpuTeam;
+import io.partita.backend.dnnl.internal.gemm.PanelSource;
 import io.partita.backend.dnnl.internal.gemm.Sgemm;
 import io.partita.backend.dnnl.internal.gemm.StridedRows;
 import io.partita.backend.dnnl.internal.postops.StoreChain;
@@ -88,6 +89,13 @@ final class NcxConv {
     private final boolean gemm;
     /** {@link #gemm}: input offsets of the output pixels when they are not consecutive ({@link ImagePanels}). */
     private final long[] gather;
+    /**
+     * Below 512 bits, other ungrouped convolutions: a GEMM per image over the input planes
+     * ({@link PlanePanels}), for the same reason as {@link #gemm}.
+     */
+    private final boolean planeGemm;
+    /** {@link #planeGemm}: each output pixel's plane position. */
+    private final int[] pixelPos;
 
     NcxConv(ConvShape s) {
         this.s = s;
@@ -142,10 +150,14 @@ final class NcxConv {
         double rowsUseful = (double) ocg / (panels * 64) * s.pixels() / (Math.ceilDiv(s.pixels(), 6) * 6.0)
                 / (1 + 32.0 / s.k());
         pixelRows = rows > 1 && rowsUseful > lanesUseful;
-        gemm = ConvKernels.L < 16 && s.kh() == 1 && s.kw() == 1 && s.pt() == 0 && s.pl() == 0 && s.groups() == 1
-                && (long) (s.oh() - 1) * s.sh() < s.ih() && (long) (s.ow() - 1) * s.sw() < s.iw()
+        boolean narrowGemm = ConvKernels.L < 16 && s.groups() == 1
                 // the last panel's idle columns: 7x7 images (49 of 64) ran 10% slower than the plane kernels
                 && s.pixels() >= 0.9 * Math.ceilDiv(s.pixels(), Sgemm.NR) * Sgemm.NR;
+        gemm = narrowGemm && s.kh() == 1 && s.kw() == 1 && s.pt() == 0 && s.pl() == 0
+                && (long) (s.oh() - 1) * s.sh() < s.ih() && (long) (s.ow() - 1) * s.sw() < s.iw();
+        // rows of at least three panels: narrower ones make many panels gathered across rows (256 3x3 at 14x14
+        // ran 10% slower than the plane kernels, and ResNet-50's 28x28 layers gained nothing with two threads)
+        planeGemm = narrowGemm && !gemm && s.ow() >= 3 * Sgemm.NR;
         gather = gemm ? ImagePanels.gatherOffsets(s) : null;
         plain = plainCandidate && !pixelRows;
         planesAreSource = plainCandidate && pixelRows && s.oh() == s.ih() && chanStride == (long) s.ih() * s.iw();
@@ -160,6 +172,10 @@ final class NcxConv {
                 kOff[c * taps + t] = Math.toIntExact(off);
             }
         }
+        pixelPos = planeGemm ? new int[s.pixels()] : null;
+        for (int p = 0; planeGemm && p < s.pixels(); p++) {
+            pixelPos[p] = planePos(0, p);
+        }
     }
 
     /**
@@ -167,8 +183,8 @@ final class NcxConv {
      * {@code rows} floats (pixel lanes), or per group and panel of 64 channels, K rows of 64 (pixel rows).
      */
     long packedLength() {
-        if (gemm) {
-            return (long) s.oc() * s.ic();
+        if (gemm || planeGemm) {
+            return (long) s.oc() * s.k();
         }
         return pixelRows ? (long) s.groups() * panels * s.k() * 64 : (long) s.groups() * blocks * s.k() * rows;
     }
@@ -178,11 +194,14 @@ final class NcxConv {
      * of group g holds k-major rows {@code (i, h, w)} of its channels' values, zero past the group's channels.
      */
     void packWeights(MemorySegment w, long so, long si, long sh, long sw, float[] dst) {
-        if (gemm) {
-            // dense (o, i): the GEMM packs its row groups from it per call
+        if (gemm || planeGemm) {
+            // dense (o, i, h, w), the reduction order of kOff: the GEMM packs its row groups from it per call
+            int k = s.k();
+            int taps = s.kh() * s.kw();
             for (int o = 0; o < s.oc(); o++) {
-                for (int i = 0; i < s.ic(); i++) {
-                    dst[o * s.ic() + i] = w.get(F, 4L * (o * so + i * si));
+                for (int kk = 0; kk < k; kk++) {
+                    int t = kk % taps;
+                    dst[o * k + kk] = w.get(F, 4L * (o * so + kk / taps * si + t / s.kw() * sh + t % s.kw() * sw));
                 }
             }
             return;
@@ -244,6 +263,14 @@ final class NcxConv {
                     }
                 });
             }
+            if (planeGemm) {
+                StridedRows a = new StridedRows(MemorySegment.ofArray(weights), 0, s.k(), 1, s.oc(), s.k());
+                for (int i = 0; i < imgs; i++) {
+                    gemmImage(a, new PlanePanels(planes, Math.toIntExact(i * imageStride), pixelPos, kOff), first + i,
+                            dst, post, pool);
+                }
+                continue;
+            }
             if (pixelRows) {
                 runPixelRows(planes, first, imgs, weights, dst, post, pool);
                 continue;
@@ -280,16 +307,21 @@ final class NcxConv {
 
     /** {@link #gemm}: per image, C[oc, pixels] = W[oc, ic] x image[ic, pixels], the post-ops on finished runs. */
     private void runGemm(MemorySegment src, float[] weights, MemorySegment dst, StoreChain.Bound post, CpuTeam pool) {
-        int pixels = s.oh() * s.ow();
         StridedRows a = new StridedRows(MemorySegment.ofArray(weights), 0, s.ic(), 1, s.oc(), s.ic());
         for (int img = 0; img < s.n(); img++) {
-            long first = (long) img * s.oc() * pixels;
-            int image = img;
-            Sgemm.Epilogue epilogue = post.isIdentity() ? null
-                    : (c, rowOffset, row, col, cols) -> post.channelInPlace(c, first + (long) row * pixels + col, cols,
-                            image, row);
-            Sgemm.multiply(a, new ImagePanels(src, img, s, gather), dst, 4L * first, pixels, epilogue, pool);
+            gemmImage(a, new ImagePanels(src, img, s, gather), img, dst, post, pool);
         }
+    }
+
+    /** C[oc, pixels] of image img = a x b, the post-ops on finished runs. */
+    private void gemmImage(StridedRows a, PanelSource b, int img, MemorySegment dst, StoreChain.Bound post,
+            CpuTeam pool) {
+        int pixels = s.pixels();
+        long first = (long) img * s.oc() * pixels;
+        Sgemm.Epilogue epilogue = post.isIdentity() ? null
+                : (c, rowOffset, row, col, cols) -> post.channelInPlace(c, first + (long) row * pixels + col, cols, img,
+                        row);
+        Sgemm.multiply(a, b, dst, 4L * first, pixels, epilogue, pool);
     }
 
     /**
