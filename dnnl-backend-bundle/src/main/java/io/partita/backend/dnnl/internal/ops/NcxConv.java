@@ -32,7 +32,8 @@ import jdk.incubator.vector.VectorShuffle;
  * channels in chunks only when a tile's input would not fit in L2. Pixel rows (small images, whose
  * rows would leave many lanes idle): six output pixels broadcast against 64-channel weight panels,
  * the tiles transposed into the channel-major output. Tasks are split evenly over both threads.
- * Below 512 bits an unpadded 1x1 convolution is instead a GEMM per image ({@link ImagePanels}).
+ * Below 512 bits an unpadded 1x1 convolution, or one over images at least three GEMM panels wide, is
+ * instead a GEMM per image ({@link ImagePanels}, {@link PlanePanels}).
  */
 final class NcxConv {
     private static final ValueLayout.OfFloat F = ValueLayout.JAVA_FLOAT_UNALIGNED;
@@ -50,7 +51,7 @@ final class NcxConv {
     private static final int PANEL_K_BUDGET = 2048;
     /** Weight rows per L1 chunk below 512 bits (64 rows of 64 floats: 16 KB). */
     private static final int L1_ROWS = 64;
-    /** Channel blocks sharing one L1 chunk of lanes below 512 bits (their tiles fill the block tiles' 24 KB). */
+    /** Channel blocks sharing one L1 chunk of lanes below 512 bits (their tiles take 16 KB of {@code Scratch.tiles}). */
     private static final int NARROW_BLOCKS = 16;
 
     private final ConvShape s;
@@ -355,7 +356,7 @@ final class NcxConv {
     }
 
     /**
-     * {@link #unit} below 512 bits with six-row blocks: K in chunks of {@link #L1_ROWS} rows of the
+     * {@link #unit} below 512 bits (four-row blocks): K in chunks of {@link #L1_ROWS} rows of the
      * tile's 64 lanes (16 KB), each chunk applied to up to {@link #NARROW_BLOCKS} channel blocks
      * before the next, their tiles accumulated in place; as in {@link #narrowPixelUnit}, the narrow
      * kernels re-read the lanes too often to stream them from L2.
