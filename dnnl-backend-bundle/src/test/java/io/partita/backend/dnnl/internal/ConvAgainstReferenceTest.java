@@ -282,7 +282,8 @@ class ConvAgainstReferenceTest {
      * Ungrouped convolutions that below 512 bits run as one GEMM per image with the chain applied
      * to finished output in place: unpadded 1x1 at stride 1 (panels copied) and 2 (gathered); wide
      * images over padded planes (3x3, the 7x7 stride-2 stem, dilation), whose panels are copied
-     * within a row and gathered across rows; two images, partial last panels, every store form.
+     * within a row and gathered across rows; small images as the transposed product (pixels as
+     * rows); two images, partial last panels and row groups, every store form.
      */
     @ParameterizedTest(name = "{0} chain {1}")
     @CsvSource(delimiter = '|', value = {
@@ -297,6 +298,8 @@ class ConvAgainstReferenceTest {
         "2,13,9,50,21,3,3,1,1,1,1,1,1,1,1,1,None|biasSumRelu", "2,13,9,50,21,3,3,1,1,1,1,1,1,1,1,1,None|general",
         "1,3,20,101,19,7,7,2,2,1,1,3,3,3,3,1,None|biasRelu", "1,5,11,60,9,3,3,1,1,2,2,2,2,2,2,1,None|bias",
         "1,7,6,53,10,3,3,1,1,1,1,0,0,0,0,1,None|none",
+        "2,20,7,7,33,3,3,1,1,1,1,1,1,1,1,1,None|biasSumRelu", "1,40,7,7,24,1,1,1,1,1,1,0,0,0,0,1,None|general",
+        "1,16,14,14,20,3,3,2,2,1,1,1,1,1,1,1,None|biasRelu", "1,9,5,9,6,3,3,1,1,1,1,0,0,0,0,1,None|bias",
     })
     void gemmChains(String geometry, String chain) {
         checkChain(geometry, "NCX", chain);

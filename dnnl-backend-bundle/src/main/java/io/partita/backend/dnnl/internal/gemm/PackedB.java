@@ -57,11 +57,24 @@ public final class PackedB implements PanelSource {
         return new PackedB(k, n, data);
     }
 
+    /**
+     * Wraps packed data at the start of a possibly longer array (e.g. a reused scratch buffer); the
+     * floats past the packed matrix are not read.
+     */
+    public static PackedB prefixOf(int k, int n, float[] data) {
+        return new PackedB(k, n, data, true);
+    }
+
     private PackedB(int k, int n, float[] data) {
+        this(k, n, data, false);
+    }
+
+    private PackedB(int k, int n, float[] data, boolean prefix) {
         this.k = k;
         this.n = n;
         this.panels = (n + Sgemm.NR - 1) / Sgemm.NR;
-        if (data.length != panels * k * Sgemm.NR) {
+        long need = (long) panels * k * Sgemm.NR;
+        if (prefix ? data.length < need : data.length != need) {
             throw new IllegalArgumentException("packed data has " + data.length + " floats, expected "
                     + panels * k * Sgemm.NR);
         }

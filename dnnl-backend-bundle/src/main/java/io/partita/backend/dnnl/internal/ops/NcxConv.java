@@ -6,6 +6,7 @@ import java.nio.ByteOrder;
 import java.util.Arrays;
 
 import io.partita.spi.CpuTeam;
+import io.partita.backend.dnnl.internal.gemm.PackedB;
 import io.partita.backend.dnnl.internal.gemm.PanelSource;
 import io.partita.backend.dnnl.internal.gemm.Sgemm;
 import io.partita.backend.dnnl.internal.gemm.StridedRows;
@@ -32,8 +33,9 @@ import jdk.incubator.vector.VectorShuffle;
  * channels in chunks only when a tile's input would not fit in L2. Pixel rows (small images, whose
  * rows would leave many lanes idle): six output pixels broadcast against 64-channel weight panels,
  * the tiles transposed into the channel-major output. Tasks are split evenly over both threads.
- * Below 512 bits an unpadded 1x1 convolution, or one over images at least three GEMM panels wide, is
- * instead a GEMM per image ({@link ImagePanels}, {@link PlanePanels}).
+ * Below 512 bits every ungrouped convolution is instead a GEMM per image: an unpadded 1x1 with the
+ * image as B ({@link ImagePanels}), wide images with B from the planes ({@link PlanePanels}), small
+ * ones transposed, pixels as A's rows ({@link PlaneRows}).
  */
 final class NcxConv {
     private static final ValueLayout.OfFloat F = ValueLayout.JAVA_FLOAT_UNALIGNED;
@@ -95,7 +97,13 @@ final class NcxConv {
      * ({@link PlanePanels}), for the same reason as {@link #gemm}.
      */
     private final boolean planeGemm;
-    /** {@link #planeGemm}: each output pixel's plane position. */
+    /**
+     * Below 512 bits, the remaining ungrouped convolutions (small images): the transposed GEMM,
+     * C^T[pixels, oc] = A[pixels, K] ({@link PlaneRows}) x the packed weights, then transposed into
+     * the output through the post-ops.
+     */
+    private final boolean pixelGemm;
+    /** {@link #planeGemm}, {@link #pixelGemm}: each output pixel's plane position. */
     private final int[] pixelPos;
 
     NcxConv(ConvShape s) {
@@ -159,6 +167,8 @@ final class NcxConv {
         // rows of at least three panels: narrower ones make many panels gathered across rows (256 3x3 at 14x14
         // ran 10% slower than the plane kernels, and ResNet-50's 28x28 layers gained nothing with two threads)
         planeGemm = narrowGemm && !gemm && s.ow() >= 3 * Sgemm.NR;
+        pixelGemm = ConvKernels.L < 16 && s.groups() == 1 && !gemm && !planeGemm
+                && !(plainCandidate && !pixelRows);
         gather = gemm ? ImagePanels.gatherOffsets(s) : null;
         plain = plainCandidate && !pixelRows;
         planesAreSource = plainCandidate && pixelRows && s.oh() == s.ih() && chanStride == (long) s.ih() * s.iw();
@@ -173,8 +183,8 @@ final class NcxConv {
                 kOff[c * taps + t] = Math.toIntExact(off);
             }
         }
-        pixelPos = planeGemm ? new int[s.pixels()] : null;
-        for (int p = 0; planeGemm && p < s.pixels(); p++) {
+        pixelPos = planeGemm || pixelGemm ? new int[s.pixels()] : null;
+        for (int p = 0; pixelPos != null && p < s.pixels(); p++) {
             pixelPos[p] = planePos(0, p);
         }
     }
@@ -187,6 +197,9 @@ final class NcxConv {
         if (gemm || planeGemm) {
             return (long) s.oc() * s.k();
         }
+        if (pixelGemm) {
+            return PackedB.packedLength(s.k(), s.oc());
+        }
         return pixelRows ? (long) s.groups() * panels * s.k() * 64 : (long) s.groups() * blocks * s.k() * rows;
     }
 
@@ -195,15 +208,21 @@ final class NcxConv {
      * of group g holds k-major rows {@code (i, h, w)} of its channels' values, zero past the group's channels.
      */
     void packWeights(MemorySegment w, long so, long si, long sh, long sw, float[] dst) {
-        if (gemm || planeGemm) {
+        if (gemm || planeGemm || pixelGemm) {
             // dense (o, i, h, w), the reduction order of kOff: the GEMM packs its row groups from it per call
             int k = s.k();
             int taps = s.kh() * s.kw();
+            float[] dense = pixelGemm ? new float[Math.multiplyExact(s.oc(), k)] : dst;
             for (int o = 0; o < s.oc(); o++) {
                 for (int kk = 0; kk < k; kk++) {
                     int t = kk % taps;
-                    dst[o * k + kk] = w.get(F, 4L * (o * so + kk / taps * si + t / s.kw() * sh + t % s.kw() * sw));
+                    dense[o * k + kk] = w.get(F, 4L * (o * so + kk / taps * si + t / s.kw() * sh + t % s.kw() * sw));
                 }
+            }
+            if (pixelGemm) {
+                // B[K, oc]: (kk, o) at kk * 1 + o * k of the dense weights, packed in panels once
+                float[] packed = PackedB.pack(MemorySegment.ofArray(dense), 0, 1, k, k, s.oc()).data();
+                System.arraycopy(packed, 0, dst, 0, packed.length);
             }
             return;
         }
@@ -264,11 +283,17 @@ final class NcxConv {
                     }
                 });
             }
+            if (pixelGemm) {
+                for (int i = 0; i < imgs; i++) {
+                    pixelGemmImage(planes, Math.toIntExact(i * imageStride), first + i, weights, dst, post, pool);
+                }
+                continue;
+            }
             if (planeGemm) {
                 StridedRows a = new StridedRows(MemorySegment.ofArray(weights), 0, s.k(), 1, s.oc(), s.k());
                 for (int i = 0; i < imgs; i++) {
-                    gemmImage(a, new PlanePanels(planes, Math.toIntExact(i * imageStride), pixelPos, kOff), first + i,
-                            dst, post, pool);
+                    PlaneView view = new PlaneView(planes, Math.toIntExact(i * imageStride), pixelPos, kOff);
+                    gemmImage(a, new PlanePanels(view), first + i, dst, post, pool);
                 }
                 continue;
             }
@@ -312,6 +337,26 @@ final class NcxConv {
         for (int img = 0; img < s.n(); img++) {
             gemmImage(a, new ImagePanels(src, img, s, gather), img, dst, post, pool);
         }
+    }
+
+    /** {@link #pixelGemm} for image img, whose planes start at {@code planes[at]}. */
+    private void pixelGemmImage(float[] planes, int at, int img, float[] weights, MemorySegment dst,
+            StoreChain.Bound post, CpuTeam pool) {
+        int pixels = s.pixels();
+        int oc = s.oc();
+        float[] ct = Scratch.get().transposed(pixels * oc);
+        Sgemm.multiply(new PlaneRows(new PlaneView(planes, at, pixelPos, kOff)), PackedB.prefixOf(s.k(), oc, weights),
+                MemorySegment.ofArray(ct), 0, oc, Sgemm.Epilogue.NONE, pool);
+        // channel by channel out of the pixel-major product, through the post-ops
+        forEach(pool, oc, (c0, c1) -> {
+            float[] run = Scratch.get().channel(pixels);
+            for (int c = c0; c < c1; c++) {
+                for (int p = 0, o = c; p < pixels; p++, o += oc) {
+                    run[p] = ct[o];
+                }
+                post.channelRun(run, 0, dst, ((long) img * oc + c) * pixels, pixels, img, c, false, true);
+            }
+        });
     }
 
     /** C[oc, pixels] of image img = a x b, the post-ops on finished runs. */
@@ -708,6 +753,8 @@ final class NcxConv {
         float[] row = new float[0];
         float[] channel = new float[0];
         float[] panel = new float[0];
+        /** {@link #pixelGemm}: the pixel-major product of the thread running the primitive. */
+        float[] transposed = new float[0];
 
         static Scratch get() {
             return LOCAL.get();
@@ -718,6 +765,13 @@ final class NcxConv {
                 planes = new float[Math.toIntExact(length)];
             }
             return planes;
+        }
+
+        float[] transposed(int length) {
+            if (transposed.length < length) {
+                transposed = new float[length];
+            }
+            return transposed;
         }
 
         float[] panel(int length) {

@@ -19,16 +19,11 @@ final class PlanePanels implements PanelSource {
     private final int[] pos;
     private final int[] kOff;
 
-    /**
-     * @param base where the image's planes start in {@code planes}
-     * @param pos each output pixel's plane position (from {@code base})
-     * @param kOff each reduction step's offset (channel, tap) from a pixel's position
-     */
-    PlanePanels(float[] planes, int base, int[] pos, int[] kOff) {
-        this.planes = planes;
-        this.base = base;
-        this.pos = pos;
-        this.kOff = kOff;
+    PlanePanels(PlaneView v) {
+        this.planes = v.planes();
+        this.base = v.base();
+        this.pos = v.pos();
+        this.kOff = v.kOff();
     }
 
     @Override
