@@ -47,6 +47,15 @@ public final class Sgemm {
     }
 
     /**
+     * Takes finished output from a staging block instead of C: {@code cols} values of row {@code row}
+     * from column {@code col}, at {@code src[srcOff..]}; it writes them (post-processed) to C itself.
+     */
+    @FunctionalInterface
+    public interface Stage {
+        void store(float[] src, int srcOff, int row, int col, int cols);
+    }
+
+    /**
      * Computes C = A x B (+ epilogue) with A in strided memory: element (i, kk) at byte
      * {@code aOff + 4 * (i * aRowStride + kk * aColStride)}; C's element (i, j) at byte
      * {@code cOff + 4 * (i * ldc + j)}.
@@ -73,21 +82,37 @@ public final class Sgemm {
         multiply(a, b, c, cOff, ldc, null, false, epilogue, pool);
     }
 
+    /**
+     * Computes A x B for any row and panel sources without writing C: the kernels store each block
+     * of rows x {@value #EPILOGUE_PANELS} panels into a per-thread staging block (in L2), which
+     * {@code stage} then writes out row by row. Where C's rows are far apart (a convolution's
+     * channels), tiles stored straight to C scattered 64-byte writes over as many rows as the block
+     * has; staged, each row is written as one run.
+     */
+    public static void multiply(RowSource a, PanelSource b, Stage stage, CpuTeam pool) {
+        multiply(a, b, null, 0, 0, null, false, null, stage, pool);
+    }
+
     /** Computes C = A x B + bias per column, ReLU if asked (+ epilogue), for any row and panel sources. */
     public static void multiply(RowSource a, PanelSource b, MemorySegment c, long cOff, long ldc, float[] bias,
             boolean relu, Epilogue epilogue, CpuTeam pool) {
+        multiply(a, b, c, cOff, ldc, bias, relu, epilogue, null, pool);
+    }
+
+    private static void multiply(RowSource a, PanelSource b, MemorySegment c, long cOff, long ldc, float[] bias,
+            boolean relu, Epilogue epilogue, Stage stage, CpuTeam pool) {
         int m = a.m();
         if (m == 0 || b.n() == 0) {
             return;
         }
-        if (m == 1 && a instanceof StridedRows row) {
+        if (m == 1 && stage == null && a instanceof StridedRows row) {
             Gemv.multiply(row, b, c, cOff, bias, relu, epilogue, pool); // memory-bound: its own kernel
             return;
         }
         int panels = b.panels();
         int groups = (m + MR - 1) / MR;
         int threads = pool == null ? 1 : pool.threads();
-        Job job = new Job(JOBS.incrementAndGet(), a, m, b, c, cOff, ldc, bias, relu, epilogue);
+        Job job = new Job(JOBS.incrementAndGet(), a, m, b, c, cOff, ldc, bias, relu, epilogue, stage);
         if (threads == 1) {
             job.run(0, m, 0, panels, null);
         } else if (groups >= threads * ROW_SPLIT_GROUPS || panels < threads || m > MC_MAX) {
@@ -119,7 +144,7 @@ public final class Sgemm {
 
     /** One multiplication's operands, shared by the threads working on it. */
     private record Job(long id, RowSource a, int m, PanelSource b, MemorySegment c, long cOff, long ldc, float[] bias,
-            boolean relu, Epilogue epilogue) {
+            boolean relu, Epilogue epilogue, Stage stage) {
 
         /** All of A packed as one row block in the calling thread's scratch: packed by its first call in this job. */
         float[] ownPackedA() {
@@ -167,7 +192,8 @@ public final class Sgemm {
                 // A thread's own copy of all rows can outgrow the L2 budget (deep K): then K blocks go
                 // outermost, so each block of A stays in L2 across the panels, and the output tiles
                 // are revisited once per block instead (128x3072x768: A was re-read from L3 per panel).
-                boolean kOuter = packed != null && kBlocks > 1 && 4L * padded * k > A_BUDGET;
+                // (Not when staging: the staging block holds one group of panels through all of K.)
+                boolean kOuter = stage == null && packed != null && kBlocks > 1 && 4L * padded * k > A_BUDGET;
                 for (int ko = 0; ko < (kOuter ? kBlocks : 1); ko++) {
                     int kb0 = kOuter ? ko : 0;
                     int kb1 = kOuter ? ko + 1 : kBlocks;
@@ -176,10 +202,16 @@ public final class Sgemm {
                         for (int p = q0; p < q1; p++) {
                             for (int kb = kb0; kb < kb1; kb++) {
                                 int k0 = kStart(k, kBlocks, kb);
-                                sweep(ap, padded * k0, r0, rows, p, k0, kStart(k, kBlocks, kb + 1) - k0, s);
+                                sweep(ap, padded * k0, r0, rows, p, p - q0, k0, kStart(k, kBlocks, kb + 1) - k0, s);
                             }
                         }
-                        if (epilogue != null && kb1 == kBlocks) {
+                        if (stage != null) {
+                            int j0 = q0 * NR;
+                            int cols = Math.min(q1 * NR, b.n()) - j0;
+                            for (int r = 0; r < rows; r++) {
+                                stage.store(s.staged, r * STAGE_WIDTH, r0 + r, j0, cols);
+                            }
+                        } else if (epilogue != null && kb1 == kBlocks) {
                             int j0 = q0 * NR;
                             int cols = Math.min(q1 * NR, b.n()) - j0;
                             for (int r = r0; r < r0 + rows; r++) {
@@ -191,27 +223,37 @@ public final class Sgemm {
             }
         }
 
-        /** Rows [r0, r0 + rows) (packed in ap from apOff) against panel p's K block [k0, k0 + kc). */
-        private void sweep(float[] ap, int apOff, int r0, int rows, int p, int k0, int kc, Scratch s) {
+        /**
+         * Rows [r0, r0 + rows) (packed in ap from apOff) against panel p's K block [k0, k0 + kc), into
+         * C or, when staging, into column panel {@code sp} of the staging block.
+         */
+        private void sweep(float[] ap, int apOff, int r0, int rows, int p, int sp, int k0, int kc, Scratch s) {
             int j0 = p * NR;
             int cols = Math.min(NR, b.n() - j0);
             float[] bp = b.panel(p, k0, kc, s.b(kc));
             int bOff = b.offset(p, k0);
             boolean accumulate = k0 > 0;
             boolean last = relu && k0 + kc == b.k();
-            long ldcBytes = 4L * ldc;
+            MemorySegment target = stage == null ? c : s.staging(rows);
+            long ldcBytes = stage == null ? 4L * ldc : 4L * STAGE_WIDTH;
             for (int g = 0; g * MR < rows; g++) {
                 int gr = r0 + g * MR;
                 int mr = Math.min(MR, r0 + rows - gr);
-                long cTile = cOff + 4L * ((long) gr * ldc + j0);
-                MicroKernels.run(ap, apOff + g * kc * MR, bp, bOff, kc, c, cTile, ldcBytes, accumulate, mr, cols, s.tile, bias,
-                        j0, last);
+                long cTile = stage == null ? cOff + 4L * ((long) gr * ldc + j0) : 4L * (g * MR * STAGE_WIDTH + sp * NR);
+                MicroKernels.run(ap, apOff + g * kc * MR, bp, bOff, kc, target, cTile, ldcBytes, accumulate, mr, cols, s.tile,
+                        bias, j0, last);
             }
         }
     }
 
-    /** Per-thread buffers: packed A, a B panel packed on the fly, the output tile. */
+    /** Floats per row of a staging block: the panels an epilogue or stage takes at once. */
+    private static final int STAGE_WIDTH = EPILOGUE_PANELS * NR;
+
+    /** Per-thread buffers: packed A, a B panel packed on the fly, the output tile, the staging block. */
     private static final class Scratch {
+        float[] staged = new float[0];
+        MemorySegment stagedSegment = MemorySegment.ofArray(staged);
+
         float[] a = new float[MC_MAX * 64];
         /** The call whose A {@link #a} holds, packed whole ({@link Job#ownPackedA}); 0: none. */
         long packedJob;
@@ -224,6 +266,15 @@ public final class Sgemm {
             }
             packedJob = 0; // whoever asks for the array is about to overwrite it
             return a;
+        }
+
+        /** The staging block for {@code rows} rows, as a segment for the kernels' stores. */
+        MemorySegment staging(int rows) {
+            if (staged.length < rows * STAGE_WIDTH) {
+                staged = new float[rows * STAGE_WIDTH];
+                stagedSegment = MemorySegment.ofArray(staged);
+            }
+            return stagedSegment;
         }
 
         float[] b(int kc) {

@@ -10,9 +10,10 @@ import jdk.incubator.vector.FloatVector;
 
 /**
  * One image of an unpadded 1x1 convolution's input as the GEMM's B[K = input channels, N = output
- * pixels], packed panel by panel by the thread that uses it. Output pixel p reads input pixel
- * (oy * sh, ox * sw); with stride 1 over dense rows a panel row is consecutive floats of the
- * channel's plane (vector copies), otherwise it is gathered.
+ * pixels], packed panel by panel by the thread that uses it: channel c's pixel p at element
+ * {@code base + c * channelStride + p}. The image is the convolution's source when its output pixels
+ * are consecutive input elements (stride 1 over dense rows), otherwise a dense copy of the pixels
+ * the output reads ({@link NcxConv#subsample}).
  */
 final class ImagePanels implements PanelSource {
     private static final ValueLayout.OfFloat F = ValueLayout.JAVA_FLOAT_UNALIGNED;
@@ -22,30 +23,22 @@ final class ImagePanels implements PanelSource {
 
     private final MemorySegment src;
     private final long base;
-    private final ConvShape s;
-    /** Where output pixel p's input is within a channel plane, or null when it is p itself. */
-    private final long[] gather;
+    private final long channelStride;
+    private final int channels;
+    private final int pixels;
 
-    /** Image img of {@code src}, laid out by {@code s}'s strides; {@code gather} from {@link #gatherOffsets}. */
-    ImagePanels(MemorySegment src, int img, ConvShape s, long[] gather) {
-        this.src = src;
-        this.base = img * s.sN();
-        this.s = s;
-        this.gather = gather;
+    /** Image img of {@code src}, laid out by {@code s}'s strides: only where {@link #contiguous}. */
+    ImagePanels(MemorySegment src, int img, ConvShape s) {
+        this(src, img * s.sN(), s.sC(), s.ic(), s.oh() * s.ow());
     }
 
-    /** For each output pixel, the element offset of its input within a channel; null when contiguous. */
-    static long[] gatherOffsets(ConvShape s) {
-        if (contiguous(s)) {
-            return null;
-        }
-        long[] offs = new long[s.oh() * s.ow()];
-        for (int p = 0; p < offs.length; p++) {
-            int oy = p / s.ow();
-            int ox = p - oy * s.ow();
-            offs[p] = (long) oy * s.sh() * s.sH() + (long) ox * s.sw() * s.sW();
-        }
-        return offs;
+    /** {@code channels} planes of {@code pixels} floats, {@code channelStride} apart from element {@code base}. */
+    ImagePanels(MemorySegment src, long base, long channelStride, int channels, int pixels) {
+        this.src = src;
+        this.base = base;
+        this.channelStride = channelStride;
+        this.channels = channels;
+        this.pixels = pixels;
     }
 
     /** Output pixel p is input element p of each channel plane: stride 1 over dense, full-width rows. */
@@ -55,34 +48,28 @@ final class ImagePanels implements PanelSource {
 
     @Override
     public int k() {
-        return s.ic();
+        return channels;
     }
 
     @Override
     public int n() {
-        return s.oh() * s.ow();
+        return pixels;
     }
 
     @Override
     public float[] panel(int panel, int k0, int kc, float[] scratch) {
         int j0 = panel * NR;
-        int cols = Math.min(NR, n() - j0);
-        if (gather == null && cols == NR) {
-            for (int kk = 0; kk < kc; kk++) {
-                long at = 4L * (base + (k0 + kk) * s.sC() + j0);
+        int cols = Math.min(NR, pixels - j0);
+        for (int kk = 0; kk < kc; kk++) {
+            long at = 4L * (base + (k0 + kk) * channelStride + j0);
+            if (cols == NR) {
                 for (int v = 0; v < NR; v += L) {
                     FloatVector.fromMemorySegment(ConvKernels.S, src, at + 4L * v, ORDER).intoArray(scratch,
                             kk * NR + v);
                 }
-            }
-            return scratch;
-        }
-        for (int kk = 0; kk < kc; kk++) {
-            long at = base + (k0 + kk) * s.sC();
-            int row = kk * NR;
-            // lanes past the last column are left as they are: the micro-kernel never stores them
-            for (int j = 0; j < cols; j++) {
-                scratch[row + j] = src.get(F, 4L * (at + (gather == null ? j0 + j : gather[j0 + j])));
+            } else {
+                // lanes past the last column are left as they are: the micro-kernel never stores them
+                MemorySegment.copy(src, F, at, scratch, kk * NR, cols);
             }
         }
         return scratch;

@@ -26,8 +26,6 @@ public final class StoreChain {
     static final int L = Isa.LANES;
     private static final ValueLayout.OfFloat F = ValueLayout.JAVA_FLOAT_UNALIGNED;
     private static final ByteOrder ORDER = ByteOrder.nativeOrder();
-    /** A finished run copied out of the output for {@link Bound#channelInPlace}. */
-    private static final ThreadLocal<float[][]> RUN = ThreadLocal.withInitial(() -> new float[1][256]);
     private static final int ACT = 0;
     private static final int PER_CHANNEL = 1;
     private static final int SAME = 2;
@@ -214,36 +212,6 @@ public final class StoreChain {
                 }
             }
             if (finish && general != null) {
-                general.apply(out, 4L * flat, flat, count);
-            }
-        }
-
-        /** Whether the chain leaves stored values as they are (nothing fused, nothing general). */
-        public boolean isIdentity() {
-            return (!fused || kinds.length == 0) && general == null;
-        }
-
-        /**
-         * The chain on {@code count} finished output values already in place from flat index
-         * {@code flat}, all of channel {@code ch} of image {@code img} (for kernels that store
-         * straight to the output, such as the GEMM).
-         */
-        public void channelInPlace(MemorySegment out, long flat, int count, int img, int ch) {
-            boolean apply = fused && kinds.length > 0;
-            int vi = img * channels + ch;
-            if (apply && (biasOnly || biasResidualRelu)) {
-                // one fused pass from a copy of the run (in L1) rather than a pass per step over the output
-                float[][] holder = RUN.get();
-                if (holder[0].length < count) {
-                    holder[0] = new float[count];
-                }
-                MemorySegment.copy(out, F, 4L * flat, holder[0], 0, count);
-                channelBiasResidualRelu(holder[0], 0, out, flat, count, values[0][vi],
-                        residual < 0 ? null : segs[residual], relu, false);
-            } else if (apply) {
-                stepsInPlace(out, flat, count, vi, false);
-            }
-            if (general != null) {
                 general.apply(out, 4L * flat, flat, count);
             }
         }

@@ -191,4 +191,37 @@ class SgemmTest {
             }
         }
     }
+
+    /**
+     * Staged output: every element handed to the stage exactly once (row blocks, panel groups and
+     * both thread splits), with the full sum over K blocks, and C itself never written.
+     */
+    @ParameterizedTest(name = "{0}x{1}x{2} threads={3}")
+    @CsvSource({"4,64,3136,1", "256,64,3136,2", "7,33,100,1", "9,300,129,2", "200,1100,70,2", "100,3000,70,2",
+        "30,3000,33,2", "5,7,17,2", "161,20,300,2"})
+    void stagesEachFinishedElementOnce(int m, int k, int n, int threads) {
+        try (Arena arena = Arena.ofShared()) {
+            Operands o = new Operands(arena, m, k, n, new SplittableRandom(m * 5L + k * 3L + n));
+            float[] staged = new float[m * n];
+            int[] visits = new int[m * n];
+            Sgemm.multiply(new StridedRows(o.a, 0, k, 1, m, k), PackedB.pack(o.b, 0, n, 1, k, n),
+                    (src, srcOff, row, col, cols) -> {
+                        for (int j = 0; j < cols; j++) { // each element is staged by one thread
+                            staged[row * n + col + j] = src[srcOff + j];
+                            visits[row * n + col + j]++;
+                        }
+                    }, threads == 1 ? null : POOL);
+            for (int i = 0; i < m; i++) {
+                for (int j = 0; j < n; j++) {
+                    double s = 0;
+                    for (int kk = 0; kk < k; kk++) {
+                        s += (double) o.av[i * k + kk] * o.bv[kk * n + j];
+                    }
+                    assertEquals(1, visits[i * n + j], "visits of C(" + i + "," + j + ")");
+                    assertEquals(s, staged[i * n + j], 1e-4 * (1 + Math.abs(s)) + 1e-5 * k, "C(" + i + "," + j + ")");
+                    assertEquals(0f, o.c.get(F, 4L * (i * n + j)), "C(" + i + "," + j + ") written");
+                }
+            }
+        }
+    }
 }
