@@ -33,7 +33,12 @@ public final class MicroKernels {
      * Rows of A per packed group (the widest kernel): 14 with 512-bit vectors (28 accumulators of
      * 32 zmm registers); 4 with 256 or 128 bits, 8 accumulators. AVX2 and SSE have 16 vector
      * registers: measured on L1-resident data with -XX:UseAVX=2, 4 x 2 vectors ran at the FMA peak,
-     * 6 x 2 and 4 x 3 (12 accumulators) at half of it, 8 x 2 at 65%; likewise at 128 bits.
+     * 6 x 2 and 4 x 3 (12 accumulators) at half of it, 8 x 2 at 65%; likewise at 128 bits. (C2
+     * schedules a step's row broadcasts together ahead of their FMAs; with 12 accumulators they spill.)
+     * On an AVX2 Zen 3, 5 x 2 reached 101 against 4 x 2's 82-85 GFLOPS on L1 data with 576-deep K,
+     * but only with its loop counted over A's index (counted from 0 and offset, it spilled two
+     * accumulators: 36 GFLOPS); in place it gained 0-4% on single-thread GEMMs, nothing beyond noise
+     * with two threads (180-186 GFLOPS either way) or on ResNet-50, so the simpler 4 x 2 stays.
      */
     static final int MR = L == 16 ? 14 : 4;
     private static final ByteOrder ORDER = ByteOrder.nativeOrder();
