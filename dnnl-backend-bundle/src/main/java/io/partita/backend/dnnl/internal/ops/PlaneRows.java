@@ -2,6 +2,9 @@ package io.partita.backend.dnnl.internal.ops;
 
 import java.util.Arrays;
 
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.VectorSpecies;
+
 import io.partita.backend.dnnl.internal.gemm.RowSource;
 import io.partita.backend.dnnl.internal.gemm.Sgemm;
 
@@ -12,6 +15,7 @@ import io.partita.backend.dnnl.internal.gemm.Sgemm;
  * columns idle or cross rows.
  */
 final class PlaneRows implements RowSource {
+    private static final VectorSpecies<Float> QUAD = FloatVector.SPECIES_128;
     private final float[] planes;
     private final int base;
     private final int[] pos;
@@ -43,8 +47,20 @@ final class PlaneRows implements RowSource {
             if (live < mr) {
                 Arrays.fill(ap, at, at + kc * mr, 0f);
             }
+            int q = i0 + g * mr;
+            if (mr == QUAD.length() && live == mr && pos[q + 3] - pos[q] == 3 && pos[q + 2] - pos[q] == 2
+                    && pos[q + 1] - pos[q] == 1) {
+                // four pixels side by side in a row: each step's values are four consecutive plane floats,
+                // and the group's interleave stores them consecutively (one vector copy instead of four
+                // gathers; the gathers were 14% of a 128-channel 3x3 convolution at 28x28)
+                int p = base + pos[q];
+                for (int kk = 0, o = at; kk < kc; kk++, o += mr) {
+                    FloatVector.fromArray(QUAD, planes, p + kOff[k0 + kk]).intoArray(ap, o);
+                }
+                continue;
+            }
             for (int r = 0; r < live; r++) {
-                int p = base + pos[i0 + g * mr + r];
+                int p = base + pos[q + r];
                 for (int kk = 0, o = at + r; kk < kc; kk++, o += mr) {
                     ap[o] = planes[p + kOff[k0 + kk]];
                 }
