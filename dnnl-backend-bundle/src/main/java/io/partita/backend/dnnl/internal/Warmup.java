@@ -9,6 +9,8 @@ import org.slf4j.LoggerFactory;
 
 import io.partita.spi.CpuTeam;
 import io.partita.backend.dnnl.internal.isa.Isa;
+import io.partita.backend.dnnl.internal.ops.BatchNormAffine;
+import io.partita.backend.dnnl.internal.ops.ConvPrimitive;
 import io.partita.backend.dnnl.internal.ops.MatMulPrimitive;
 import io.partita.backend.dnnl.internal.postops.Activation;
 import io.partita.backend.dnnl.internal.postops.PostOpChain;
@@ -30,7 +32,7 @@ final class Warmup {
     /** Disables the warm-up (e.g. for tools that measure cold behaviour). */
     static final String DISABLE_PROPERTY = "partita.dnnl.warmup";
     private static final AtomicBoolean STARTED = new AtomicBoolean();
-    private static final int ROUNDS = 400;
+    private static final int ROUNDS = 1200;
     /** How long closing the backend waits for a round in progress (a round takes milliseconds). */
     private static final long STOP_WAIT_MS = 5_000;
     private static volatile Thread thread;
@@ -82,11 +84,9 @@ final class Warmup {
         try (Arena arena = Arena.ofConfined()) {
             // Odd sizes reach the edge paths of the micro-kernels and the post-op tails as well; 36 rows
             // (14 + 14 + 8) and 18 rows (14 + 4) compile every row-count variant of the micro-kernel.
-            Runnable relu = matmul(arena, 36, 131, 150, OpKind.ReLU);
-            Runnable gelu = matmul(arena, 18, 131, 150, OpKind.GELU);
-            Runnable gemv = matmul(arena, 1, 131, 150, OpKind.ReLU); // one row: the memory-bound kernel
+            List<Runnable> kernels = kernels(arena);
             for (int rep = 0; rep < ROUNDS && !stopping; rep++) {
-                (rep % 3 == 0 ? relu : rep % 3 == 1 ? gelu : gemv).run();
+                kernels.get(rep % kernels.size()).run();
             }
         } catch (RuntimeException | Error e) {
             if (stopping) {
@@ -99,6 +99,23 @@ final class Warmup {
             return;
         }
         LOG.debug("dnnl warm-up done in {} ms", (System.nanoTime() - t0) / 1_000_000);
+    }
+
+    /** What the warm-up runs, in turn: small products and convolutions on tensors of {@code arena}. */
+    static List<Runnable> kernels(Arena arena) {
+        return List.of(
+                matmul(arena, 36, 131, 150, OpKind.ReLU),
+                matmul(arena, 18, 131, 150, OpKind.GELU),
+                matmul(arena, 1, 131, 150, OpKind.ReLU), // one row: the memory-bound kernel
+                // Convolutions with a ResNet block's bias + residual + ReLU, one per route below 512
+                // bits: 1x1 at stride 1 and 2 (image GEMM), a row of 48 (plane GEMM), 7x7 and a
+                // stride-2 3x3 (pixel rows); at 512 bits they reach the plane kernels. Without them a
+                // CNN's first iteration ran every convolution interpreted or in C1.
+                conv(arena, 16, 8, 8, 32, 1, 1, 0),
+                conv(arena, 16, 16, 16, 32, 1, 2, 0),
+                conv(arena, 8, 4, 48, 16, 3, 1, 1),
+                conv(arena, 16, 7, 7, 32, 3, 1, 1),
+                conv(arena, 16, 14, 14, 16, 3, 2, 1));
     }
 
     /** One [m,k]x[k,n] product with bias and an activation, on the calling thread (no pool, no cache). */
@@ -117,6 +134,34 @@ final class Warmup {
         Invocation inv = new Invocation(
                 List.of(Tensor.allocate(a, e, arena), Tensor.allocate(b, e, arena), Tensor.allocate(bias, e, arena)),
                 List.of(Tensor.allocate(c, e, arena)), (CpuTeam) null, (input, form, bytes, producer) -> null);
+        return () -> p.execute(inv);
+    }
+
+    /**
+     * One NCHW convolution of c channels at h x w to k channels (r x r, stride, symmetric padding),
+     * with bias, a residual add and ReLU, on the calling thread; the weights are a plain input.
+     */
+    private static Runnable conv(Arena arena, int c, int h, int w, int k, int r, int stride, int pad) {
+        int oh = (h + 2 * pad - r) / stride + 1;
+        int ow = (w + 2 * pad - r) / stride + 1;
+        LogicalTensor src = LogicalTensor.of(0, DataType.F32, 1, c, h, w);
+        LogicalTensor wei = LogicalTensor.of(1, DataType.F32, k, c, r, r);
+        LogicalTensor bias = LogicalTensor.of(2, DataType.F32, k);
+        LogicalTensor res = LogicalTensor.of(3, DataType.F32, 1, k, oh, ow);
+        LogicalTensor dst = LogicalTensor.of(4, DataType.F32, 1, k, oh, ow);
+        long[] out = dst.dims();
+        PostOpChain chain = new PostOpChain(out, List.of(
+                new PostOpChain.Bin(OpKind.Add, 0, new long[] {0, 1, 0, 0}, false),
+                new PostOpChain.Bin(OpKind.Add, 1, PostOpChain.broadcastStrides(out, out), false),
+                new PostOpChain.Act(new Activation(OpKind.ReLU, 0, 0, false))));
+        ConvPrimitive p = new ConvPrimitive(new ConvPrimitive.Desc(src, wei, dst, false, false, 1,
+                new long[] {stride, stride}, new long[] {1, 1}, new long[] {pad, pad}, 0, 1, false, chain,
+                new int[] {2, 3}, new BatchNormAffine[0], null));
+        Engine e = Engine.cpu();
+        Invocation inv = new Invocation(
+                List.of(Tensor.allocate(src, e, arena), Tensor.allocate(wei, e, arena), Tensor.allocate(bias, e, arena),
+                        Tensor.allocate(res, e, arena)),
+                List.of(Tensor.allocate(dst, e, arena)), (CpuTeam) null, (input, form, bytes, producer) -> null);
         return () -> p.execute(inv);
     }
 }

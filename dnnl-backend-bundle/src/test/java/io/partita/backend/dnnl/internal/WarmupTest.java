@@ -1,7 +1,10 @@
 package io.partita.backend.dnnl.internal;
 
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
+import java.lang.foreign.Arena;
+import java.util.List;
 import java.util.ServiceLoader;
 
 import org.junit.jupiter.api.Test;
@@ -19,5 +22,21 @@ class WarmupTest {
         DnnlBackend backend = new DnnlBackend(ServiceLoader.load(CacheManager.class).findFirst().orElseThrow());
         backend.close();
         assertFalse(Warmup.running(), "the warm-up thread still runs after close");
+    }
+
+    /**
+     * Every warm-up kernel runs: the warm-up thread swallows what a kernel throws (it must never
+     * disturb the backend), so a descriptor it builds wrongly would otherwise go unnoticed and leave
+     * that route cold.
+     */
+    @Test
+    void everyWarmupKernelRuns() {
+        try (Arena arena = Arena.ofConfined()) {
+            List<Runnable> kernels = Warmup.kernels(arena);
+            for (int i = 0; i < kernels.size(); i++) {
+                Runnable k = kernels.get(i);
+                assertDoesNotThrow(k::run, "warm-up kernel " + i);
+            }
+        }
     }
 }
