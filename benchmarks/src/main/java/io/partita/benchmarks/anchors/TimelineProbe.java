@@ -39,6 +39,10 @@ public final class TimelineProbe {
         try (Contender c = f.create(Integer.parseInt(args[2]))) {
             c.prepare(Case.byName(args[1]));
             long start = System.nanoTime();
+            // JIT and GC logs stamp JVM uptime: this puts the iterations on the same clock
+            System.out.printf(Locale.ROOT, "first iteration at JVM uptime %.3f s, monotonic clock %d ns, epoch %d us%n",
+                    java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime() / 1e3, start,
+                    java.time.temporal.ChronoUnit.MICROS.between(java.time.Instant.EPOCH, java.time.Instant.now()));
             long[] at = new long[n];
             double[] ms = new double[n];
             for (int i = 0; i < n; i++) {

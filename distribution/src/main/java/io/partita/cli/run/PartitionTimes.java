@@ -4,6 +4,7 @@ import java.io.PrintStream;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.Locale;
+import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
 import io.partita.graph.CompiledGraph;
@@ -15,8 +16,18 @@ import io.partita.graph.StepObserver;
  * one, reported as the first-iteration time and the steady-state median per partition, largest
  * median first. The first iteration is where a JVM runtime waits for its JIT, so it is shown on
  * its own: which partitions a cold process spends its first seconds in.
+ *
+ * <p>The tail is attributed too: each partition's p99, and for the iterations slower than
+ * {@value #SLOW} times the median iteration, how their time above the per-partition medians splits
+ * over the partitions (a tail spread evenly points at the machine or the JVM, one concentrated in a
+ * partition at that partition's kernel or its thread split).
  */
 final class PartitionTimes implements StepObserver {
+    /** An iteration is slow above this multiple of the median iteration. */
+    static final double SLOW = 1.5;
+    /** Partitions named in the tail line. */
+    private static final int TAIL_NAMED = 5;
+
     private final long[] first;
     /** [iteration][step] of the timed iterations. */
     private final long[][] timed;
@@ -62,6 +73,41 @@ final class PartitionTimes implements StepObserver {
         return m;
     }
 
+    /** Each step's p99 over the timed iterations. */
+    long[] p99s() {
+        long[] p = new long[first.length];
+        for (int s = 0; s < p.length && timed.length > 0; s++) {
+            long[] col = new long[timed.length];
+            for (int i = 0; i < col.length; i++) {
+                col[i] = timed[i][s];
+            }
+            p[s] = Report.percentile(Report.sortedCopy(col), 99);
+        }
+        return p;
+    }
+
+    /** The timed iterations slower than {@link #SLOW} times the median iteration. */
+    int[] slowIterations() {
+        long[] totals = new long[timed.length];
+        for (int i = 0; i < totals.length; i++) {
+            totals[i] = Arrays.stream(timed[i]).sum();
+        }
+        long median = Report.median(Report.sortedCopy(totals));
+        return IntStream.range(0, totals.length).filter(i -> totals[i] > SLOW * median).toArray();
+    }
+
+    /** Per step: the summed time above its median over the slow iterations. */
+    long[] tailExcess() {
+        long[] med = medians();
+        long[] excess = new long[first.length];
+        for (int i : slowIterations()) {
+            for (int s = 0; s < excess.length; s++) {
+                excess[s] += Math.max(0, timed[i][s] - med[s]);
+            }
+        }
+        return excess;
+    }
+
     long[] firstIteration() {
         return first.clone();
     }
@@ -76,8 +122,9 @@ final class PartitionTimes implements StepObserver {
         long firstSum = Arrays.stream(first).sum();
         out.printf("profile: %d partitions, first iteration %s in partitions, steady-state medians summing to %s%n",
                 med.length, Report.ms(firstSum), timed.length == 0 ? "(no timed iterations)" : Report.ms(sum));
-        out.printf("  %4s  %-10s %-22s %10s %10s %6s  %-22s %s%n", "id", "backend", "pattern", "first", "median",
-                "share", "output", "ops");
+        long[] p99 = p99s();
+        out.printf("  %4s  %-10s %-22s %10s %10s %6s %10s  %-22s %s%n", "id", "backend", "pattern", "first", "median",
+                "share", "p99", "output", "ops");
         Integer[] order = IntStream.range(0, med.length).boxed().sorted(Comparator.comparingLong((Integer s) -> med[s])
                 .reversed().thenComparing(s -> s)).toArray(Integer[]::new);
         for (int s : order) {
@@ -86,8 +133,31 @@ final class PartitionTimes implements StepObserver {
             String share = timed.length == 0 || sum == 0 ? "-" : String.format(Locale.ROOT, "%.1f%%", 100.0 * med[s] / sum);
             java.util.List<io.partita.graph.LogicalTensor> outs = cg.steps().get(s).compiled().outputs();
             String output = outs.isEmpty() ? "-" : Report.dims(outs.get(0));
-            out.printf("  %4d  %-10s %-22s %10s %10s %6s  %-22s %s%n", p.id(), p.backendId(), p.pattern(),
-                    Report.ms(first[s]), median, share, output, Report.ops(p.ops()));
+            out.printf("  %4d  %-10s %-22s %10s %10s %6s %10s  %-22s %s%n", p.id(), p.backendId(), p.pattern(),
+                    Report.ms(first[s]), median, share, timed.length == 0 ? "-" : Report.ms(p99[s]), output,
+                    Report.ops(p.ops()));
         }
+        if (timed.length > 0) {
+            printTail(out, cg);
+        }
+    }
+
+    private void printTail(PrintStream out, CompiledGraph cg) {
+        int slow = slowIterations().length;
+        if (slow == 0) {
+            out.printf("tail: no iteration slower than %.1fx the median%n", SLOW);
+            return;
+        }
+        long[] excess = tailExcess();
+        long total = Arrays.stream(excess).sum();
+        String named = IntStream.range(0, excess.length).boxed()
+                .sorted(Comparator.comparingLong((Integer s) -> excess[s]).reversed().thenComparing(s -> s))
+                .limit(TAIL_NAMED).filter(s -> excess[s] > 0)
+                .map(s -> String.format(Locale.ROOT, "%d %.0f%%", cg.steps().get(s).partition().id(),
+                        100.0 * excess[s] / total))
+                .collect(Collectors.joining(", "));
+        out.printf("tail: %d of %d iterations slower than %.1fx the median, %s above the partition medians; "
+                + "largest shares by partition id: %s%n", slow, timed.length, SLOW, Report.ms(total),
+                named.isEmpty() ? "-" : named);
     }
 }

@@ -48,6 +48,11 @@ public final class NormProgram implements Program {
     private final int varOut;
     /** Each thread's row buffers, kept between calls (no allocation per call in steady state). */
     private final ThreadLocal<Scratch> scratch = ThreadLocal.withInitial(() -> new Scratch(this));
+    /**
+     * Per calling thread: gamma and beta of the execution it runs, read by the pool's threads while
+     * it waits (per-execution arrays were garbage on every iteration of a transformer).
+     */
+    private static final ThreadLocal<float[][]> CHANNEL_ROWS = ThreadLocal.withInitial(() -> new float[2][0]);
 
     public NormProgram(CompileRequest request, NormShape shape, RowKernelGenerator generator) {
         this.request = request;
@@ -177,8 +182,9 @@ public final class NormProgram implements Program {
             }
         }
         int np = RowOperands.padded(n);
-        float[] gamma = gammaPort < 0 ? null : perChannel(in.get(gammaPort), n, np);
-        float[] beta = betaPort < 0 ? null : perChannel(in.get(betaPort), n, np);
+        float[][] channelBuf = CHANNEL_ROWS.get();
+        float[] gamma = gammaPort < 0 ? null : perChannel(in.get(gammaPort), n, np, channelBuf, 0);
+        float[] beta = betaPort < 0 ? null : perChannel(in.get(betaPort), n, np, channelBuf, 1);
         int tasks = RowOperands.tasks(rows, n, pool);
         pool.forEach(tasks, t -> rows(t * rows / tasks, (t + 1) * rows / tasks, n, np, dims, in, out, preB, postB,
                 gamma, beta));
@@ -265,8 +271,8 @@ public final class NormProgram implements Program {
         t.data().setAtIndex(ValueLayout.JAVA_FLOAT, Strides.offset(row, lt.dims(), lt.strides(), lt.ndims()), v);
     }
 
-    /** gamma or beta as one padded row ([C], [1, ..., C] or a single value). */
-    private static float[] perChannel(Tensor t, int n, int np) {
+    /** gamma or beta as one padded row ([C], [1, ..., C] or a single value), in {@code rows[slot]}. */
+    private static float[] perChannel(Tensor t, int n, int np, float[][] rows, int slot) {
         LogicalTensor lt = t.logicalTensor();
         long[] d = lt.dims();
         long[] s = lt.strides();
@@ -274,7 +280,11 @@ public final class NormProgram implements Program {
         if (c != n && c != 1) {
             throw new UnsupportedFeatureException("gamma/beta " + LogicalTensor.dimsToString(d) + " for rows of " + n);
         }
-        float[] r = new float[np];
+        float[] r = rows[slot];
+        if (r.length != np) {
+            r = new float[np];
+            rows[slot] = r;
+        }
         MemorySegment m = t.data();
         RowOperands.read(m, 0, c == 1 ? 0 : s[s.length - 1], r, 0, n);
         return r;

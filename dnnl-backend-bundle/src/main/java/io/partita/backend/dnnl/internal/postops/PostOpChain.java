@@ -133,13 +133,10 @@ public final class PostOpChain {
             int rank = dims.length;
             long inner = rank == 0 ? 1 : dims[rank - 1];
             int done = 0;
-            // one pair of offset arrays for all the runs (rows) of the range, not one per run
-            long[] base = new long[stepArray.length];
-            long[] step = new long[stepArray.length];
             while (done < count) {
                 long f = flat + done;
                 int run = (int) Math.min(count - done, inner - (f % inner));
-                applyRun(out, off + 4L * done, f, run, base, step);
+                applyRun(out, off + 4L * done, f, run);
                 done += run;
             }
         }
@@ -151,24 +148,19 @@ public final class PostOpChain {
          * on the heap (in some processes a per-op attention's Divide and Add ran 15 ms instead of 1
          * allocating a float[] per vector).
          */
-        private void applyRun(MemorySegment out, long off, long flat, int run, long[] base, long[] step) {
-            int n = stepArray.length;
-            for (int s = 0; s < n; s++) {
-                long[] st = stepArray[s] instanceof Bin b ? b.strides : stepArray[s] instanceof Load l ? l.strides : null;
-                if (st != null) {
-                    base[s] = offsetOf(st, flat);
-                    step[s] = dims.length == 0 ? 0 : st[dims.length - 1];
-                }
-            }
-            for (int s = 0; s < n; s++) {
-                Step st = stepArray[s];
+        private void applyRun(MemorySegment out, long off, long flat, int run) {
+            // Offsets are computed step by step, not gathered into arrays first: this runs once per
+            // GEMM row from the pool's threads, and per-call arrays were most of a BERT layer's
+            // steady-state garbage (C2 does not scalar-replace them across the step calls).
+            int last = dims.length - 1;
+            for (Step st : stepArray) {
                 if (st instanceof Act a) {
                     InPlace.activate(a.activation(), out, off, run);
                 } else if (st instanceof Load l) {
-                    load(operands[l.operand()], base[s], step[s], out, off, run);
+                    load(operands[l.operand()], offsetOf(l.strides, flat), last < 0 ? 0 : l.strides[last], out, off, run);
                 } else {
                     Bin b = (Bin) st;
-                    binary(b, operands[b.operand()], base[s], step[s], out, off, run);
+                    binary(b, operands[b.operand()], offsetOf(b.strides, flat), last < 0 ? 0 : b.strides[last], out, off, run);
                 }
             }
         }
