@@ -107,6 +107,10 @@ final class Warmup {
                 matmul(arena, 36, 131, 150, OpKind.ReLU),
                 matmul(arena, 18, 131, 150, OpKind.GELU),
                 matmul(arena, 1, 131, 150, OpKind.ReLU), // one row: the memory-bound kernel
+                // K beyond one K block, no post-ops: the kernels' accumulate path (partial sums read
+                // back) and the bias-free stores. Without it a transformer's FFN-down product (K 3072)
+                // trapped out of its compiled kernels in the first iteration: 0.9-1.2 s instead of 4 ms.
+                matmul(arena, 18, 1100, 40, null),
                 // Convolutions with a ResNet block's bias + residual + ReLU, one per route below 512
                 // bits: 1x1 at stride 1 and 2 (image GEMM), a row of 48 (plane GEMM), 7x7 and a
                 // stride-2 3x3 (pixel rows); at 512 bits they reach the plane kernels. Without them a
@@ -118,21 +122,25 @@ final class Warmup {
                 conv(arena, 16, 14, 14, 16, 3, 2, 1));
     }
 
-    /** One [m,k]x[k,n] product with bias and an activation, on the calling thread (no pool, no cache). */
+    /**
+     * One [m,k]x[k,n] product with bias and an activation (none of them when {@code activation} is
+     * null), on the calling thread (no pool, no cache).
+     */
     private static Runnable matmul(Arena arena, int m, int k, int n, OpKind activation) {
         LogicalTensor a = LogicalTensor.of(0, DataType.F32, m, k);
         LogicalTensor b = LogicalTensor.of(1, DataType.F32, k, n);
         LogicalTensor bias = LogicalTensor.of(2, DataType.F32, n);
         LogicalTensor c = LogicalTensor.of(3, DataType.F32, m, n);
         long[] out = {m, n};
-        PostOpChain chain = new PostOpChain(out, List.of(
+        PostOpChain chain = activation == null ? PostOpChain.EMPTY : new PostOpChain(out, List.of(
                 new PostOpChain.Bin(OpKind.Add, 0, PostOpChain.broadcastStrides(out, bias.dims()), false),
                 new PostOpChain.Act(new Activation(activation, 0, 0, false))));
         MatMulPrimitive p = new MatMulPrimitive(new MatMulPrimitive.Desc(a, b, c, false, false, 0, 1, false, chain,
-                new int[] {2}));
+                activation == null ? new int[0] : new int[] {2}));
         Engine e = Engine.cpu();
         Invocation inv = new Invocation(
-                List.of(Tensor.allocate(a, e, arena), Tensor.allocate(b, e, arena), Tensor.allocate(bias, e, arena)),
+                activation == null ? List.of(Tensor.allocate(a, e, arena), Tensor.allocate(b, e, arena))
+                        : List.of(Tensor.allocate(a, e, arena), Tensor.allocate(b, e, arena), Tensor.allocate(bias, e, arena)),
                 List.of(Tensor.allocate(c, e, arena)), (CpuTeam) null, (input, form, bytes, producer) -> null);
         return () -> p.execute(inv);
     }
