@@ -287,6 +287,7 @@ public final class NormProgram implements Program {
         }
         MemorySegment m = t.data();
         RowOperands.read(m, 0, c == 1 ? 0 : s[s.length - 1], r, 0, n);
+        Arrays.fill(r, n, np, 0f); // the padding as a new array had it, whatever an earlier row length left
         return r;
     }
 
