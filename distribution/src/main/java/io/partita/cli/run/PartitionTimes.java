@@ -60,30 +60,27 @@ final class PartitionTimes implements StepObserver {
     long[] medians() {
         long[] m = new long[first.length];
         for (int s = 0; s < m.length; s++) {
-            if (timed.length == 0) {
-                m[s] = first[s];
-                continue;
-            }
-            long[] col = new long[timed.length];
-            for (int i = 0; i < col.length; i++) {
-                col[i] = timed[i][s];
-            }
-            m[s] = Report.median(Report.sortedCopy(col));
+            m[s] = timed.length == 0 ? first[s] : Report.median(sortedColumn(s));
         }
         return m;
     }
 
-    /** Each step's p99 over the timed iterations. */
+    /** Each step's p99 over the timed iterations (0 when nothing was timed). */
     long[] p99s() {
         long[] p = new long[first.length];
         for (int s = 0; s < p.length && timed.length > 0; s++) {
-            long[] col = new long[timed.length];
-            for (int i = 0; i < col.length; i++) {
-                col[i] = timed[i][s];
-            }
-            p[s] = Report.percentile(Report.sortedCopy(col), 99);
+            p[s] = Report.percentile(sortedColumn(s), 99);
         }
         return p;
+    }
+
+    /** Step s's times over the timed iterations, sorted. */
+    private long[] sortedColumn(int s) {
+        long[] col = new long[timed.length];
+        for (int i = 0; i < col.length; i++) {
+            col[i] = timed[i][s];
+        }
+        return Report.sortedCopy(col);
     }
 
     /** The timed iterations slower than {@link #SLOW} times the median iteration. */
