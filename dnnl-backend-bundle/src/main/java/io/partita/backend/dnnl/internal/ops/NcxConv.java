@@ -6,6 +6,7 @@ import java.nio.ByteOrder;
 import java.util.Arrays;
 
 import io.partita.spi.CpuTeam;
+import io.partita.backend.dnnl.internal.gemm.PackedA;
 import io.partita.backend.dnnl.internal.gemm.PackedB;
 import io.partita.backend.dnnl.internal.gemm.PanelSource;
 import io.partita.backend.dnnl.internal.gemm.Sgemm;
@@ -192,7 +193,7 @@ final class NcxConv {
      */
     long packedLength() {
         if (gemm || planeGemm) {
-            return (long) s.oc() * s.k();
+            return PackedA.packedLength(s.oc(), s.k());
         }
         if (pixelGemm) {
             return PackedB.packedLength(s.k(), s.oc());
@@ -209,7 +210,7 @@ final class NcxConv {
             // dense (o, i, h, w), the reduction order of kOff: the GEMM packs its row groups from it per call
             int k = s.k();
             int taps = s.kh() * s.kw();
-            float[] dense = pixelGemm ? new float[Math.multiplyExact(s.oc(), k)] : dst;
+            float[] dense = new float[Math.multiplyExact(s.oc(), k)];
             for (int o = 0; o < s.oc(); o++) {
                 for (int kk = 0; kk < k; kk++) {
                     int t = kk % taps;
@@ -220,6 +221,9 @@ final class NcxConv {
                 // B[K, oc]: (kk, o) at kk * 1 + o * k of the dense weights, packed in panels once
                 float[] packed = PackedB.pack(MemorySegment.ofArray(dense), 0, 1, k, k, s.oc()).data();
                 System.arraycopy(packed, 0, dst, 0, packed.length);
+            } else {
+                // A[oc, K] in the GEMM's row groups once, instead of by every call
+                PackedA.pack(new StridedRows(MemorySegment.ofArray(dense), 0, k, 1, s.oc(), k), dst);
             }
             return;
         }
@@ -287,7 +291,7 @@ final class NcxConv {
                 continue;
             }
             if (planeGemm) {
-                StridedRows a = new StridedRows(MemorySegment.ofArray(weights), 0, s.k(), 1, s.oc(), s.k());
+                PackedA a = PackedA.wrap(s.oc(), s.k(), weights);
                 for (int i = 0; i < imgs; i++) {
                     PlaneView view = new PlaneView(planes, Math.toIntExact(i * imageStride), pixelPos, kOff);
                     gemmImage(a, new PlanePanels(view), first + i, dst, post, pool);
@@ -330,7 +334,7 @@ final class NcxConv {
 
     /** {@link #gemm}: per image, C[oc, pixels] = W[oc, ic] x image[ic, pixels], the post-ops on finished runs. */
     private void runGemm(MemorySegment src, float[] weights, MemorySegment dst, StoreChain.Bound post, CpuTeam pool) {
-        StridedRows a = new StridedRows(MemorySegment.ofArray(weights), 0, s.ic(), 1, s.oc(), s.ic());
+        PackedA a = PackedA.wrap(s.oc(), s.ic(), weights);
         boolean direct = ImagePanels.contiguous(s);
         for (int img = 0; img < s.n(); img++) {
             PanelSource b;
@@ -396,7 +400,7 @@ final class NcxConv {
     }
 
     /** C[oc, pixels] of image img = a x b, the post-ops on finished runs. */
-    private void gemmImage(StridedRows a, PanelSource b, int img, MemorySegment dst, StoreChain.Bound post,
+    private void gemmImage(PackedA a, PanelSource b, int img, MemorySegment dst, StoreChain.Bound post,
             CpuTeam pool) {
         int pixels = s.pixels();
         long first = (long) img * s.oc() * pixels;

@@ -1,6 +1,7 @@
 package io.partita.backend.dnnl.internal.gemm;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -222,6 +223,85 @@ class SgemmTest {
                     assertEquals(0f, o.c.get(F, 4L * (i * n + j)), "C(" + i + "," + j + ") written");
                 }
             }
+        }
+    }
+
+    /**
+     * Weights packed once ({@link PackedA}) against panels packed on the fly: the product is the
+     * same whichever way threads split it (rows with several row blocks each, panels with A shared,
+     * K blocks outermost), staged or stored, and a thread packs each panel once per K block however
+     * many of its row blocks read it.
+     */
+    @ParameterizedTest(name = "{0}x{1}x{2} threads={3} staged={4}")
+    @CsvSource({"1024,256,196,2,true", "1024,256,196,1,false", "256,64,3136,2,true", "256,64,3136,2,false",
+        "1030,1100,70,2,true", "6,3000,40,2,false", "300,3000,70,2,false", "100,3000,70,2,true", "7,5,9,1,true"})
+    void prepackedRowsMatchPackingPerCall(int m, int k, int n, int threads, boolean staged) {
+        try (Arena arena = Arena.ofShared()) {
+            Operands o = new Operands(arena, m, k, n, new SplittableRandom(m * 11L + k * 5L + n));
+            PackedA a = PackedA.pack(new StridedRows(o.a, 0, k, 1, m, k), new float[(int) PackedA.packedLength(m, k)]);
+            CountingPanels b = new CountingPanels(o.bv, k, n);
+            float[] staged2 = new float[m * n];
+            int[] visits = new int[m * n];
+            if (staged) {
+                Sgemm.multiply(a, b, (src, srcOff, row, col, cols) -> {
+                    for (int j = 0; j < cols; j++) {
+                        staged2[row * n + col + j] = src[srcOff + j];
+                        visits[row * n + col + j]++;
+                    }
+                }, threads == 1 ? null : POOL);
+                for (int i = 0; i < m * n; i++) {
+                    assertEquals(1, visits[i], "visits of C(" + i / n + "," + i % n + ")");
+                    o.c.set(F, 4L * i, staged2[i]);
+                }
+            } else {
+                Sgemm.multiply(a, b, o.c, 0, n, Sgemm.Epilogue.NONE, threads == 1 ? null : POOL);
+            }
+            assertProduct(o.av, o.bv, o.c, m, k, n, "prepacked A");
+            int kBlocks = Sgemm.kBlocks(k);
+            long packs = b.packs.get();
+            assertTrue(packs <= (long) threads * b.panels() * kBlocks,
+                    packs + " panel packings, expected at most one per thread, panel and K block ("
+                            + threads * b.panels() * kBlocks + ")");
+        }
+    }
+
+    /** B[k, n] row-major packed panel by panel on request, counting the requests. */
+    private static final class CountingPanels implements PanelSource {
+        final float[] b;
+        final int k;
+        final int n;
+        final java.util.concurrent.atomic.AtomicLong packs = new java.util.concurrent.atomic.AtomicLong();
+
+        CountingPanels(float[] b, int k, int n) {
+            this.b = b;
+            this.k = k;
+            this.n = n;
+        }
+
+        @Override
+        public int k() {
+            return k;
+        }
+
+        @Override
+        public int n() {
+            return n;
+        }
+
+        @Override
+        public float[] panel(int panel, int k0, int kc, float[] scratch) {
+            packs.incrementAndGet();
+            int j0 = panel * Sgemm.NR;
+            int cols = Math.min(Sgemm.NR, n - j0);
+            for (int kk = 0; kk < kc; kk++) {
+                System.arraycopy(b, (k0 + kk) * n + j0, scratch, kk * Sgemm.NR, cols);
+            }
+            return scratch;
+        }
+
+        @Override
+        public int offset(int panel, int k0) {
+            return 0;
         }
     }
 }
