@@ -48,6 +48,8 @@ final class NcxConv {
     /** Floats of input planes built at once (images are processed in chunks beyond). */
     private static final long PLANE_BUDGET = 4L * 1024 * 1024;
 
+    /** Channels {@link #pixelGemmImage} takes out of its pixel-major product at once: a 64-byte line's worth. */
+    private static final int TRANSPOSE_CHANNELS = 16;
     /** Pixels per task in the pixel-rows orientation (16 groups of 6). */
     static final int PIXEL_BLOCK = 96;
     /** K rows of a 64-channel weight panel per pass in the pixel-rows orientation (a 512 KB panel stays in L2). */
@@ -387,14 +389,22 @@ final class NcxConv {
         float[] ct = Scratch.get().transposed(pixels * oc);
         Sgemm.multiply(new PlaneRows(new PlaneView(planes, at, pixelPos, kOff)), PackedB.prefixOf(s.k(), oc, weights),
                 MemorySegment.ofArray(ct), 0, oc, Sgemm.Epilogue.NONE, pool);
-        // channel by channel out of the pixel-major product, through the post-ops
+        // channel by channel out of the pixel-major product, through the post-ops; TRANSPOSE_CHANNELS
+        // at a time, so each line of the product is read once (one channel at a time read each line
+        // once per channel in it)
         forEach(pool, oc, (c0, c1) -> {
-            float[] run = Scratch.get().channel(pixels);
-            for (int c = c0; c < c1; c++) {
-                for (int p = 0, o = c; p < pixels; p++, o += oc) {
-                    run[p] = ct[o];
+            float[] runs = Scratch.get().channel(TRANSPOSE_CHANNELS * pixels);
+            for (int cb = c0; cb < c1; cb += TRANSPOSE_CHANNELS) {
+                int width = Math.min(TRANSPOSE_CHANNELS, c1 - cb);
+                for (int p = 0, o = cb; p < pixels; p++, o += oc) {
+                    for (int j = 0, r = p; j < width; j++, r += pixels) {
+                        runs[r] = ct[o + j];
+                    }
                 }
-                post.channelRun(run, 0, dst, ((long) img * oc + c) * pixels, pixels, img, c, false, true);
+                for (int j = 0; j < width; j++) {
+                    post.channelRun(runs, j * pixels, dst, ((long) img * oc + cb + j) * pixels, pixels, img, cb + j,
+                            false, true);
+                }
             }
         });
     }
