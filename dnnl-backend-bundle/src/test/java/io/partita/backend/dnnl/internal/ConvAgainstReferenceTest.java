@@ -154,6 +154,10 @@ class ConvAgainstReferenceTest {
         "1,3,2,1,4,5,5,1,1,1,1,2,2,2,2,1,None",
         "1,64,20,20,64,3,3,1,1,1,1,1,1,1,1,1,None",
         "1,64,9,70,17,3,3,1,1,1,1,1,1,1,1,1,None",
+        // rows of 48 or more pixels: panels of the plane GEMM that cross a row, split after 1, 15 or
+        // anywhere (stride 2, dilation 2)
+        "1,16,5,49,16,3,3,1,1,1,1,1,1,1,1,1,None", "1,8,4,63,9,3,3,1,1,1,1,1,1,1,1,1,None",
+        "1,8,7,100,9,3,3,2,2,1,1,1,1,1,1,1,None", "1,5,6,60,6,3,3,1,1,2,2,2,2,2,2,1,None",
         // stride 2 with rows of more than 16 outputs: the plane fill's two-vector even-lane permute
         "1,6,9,70,10,3,3,2,2,1,1,1,1,1,1,1,None",
         "1,5,6,67,9,1,1,2,2,1,1,0,0,0,0,1,None",
