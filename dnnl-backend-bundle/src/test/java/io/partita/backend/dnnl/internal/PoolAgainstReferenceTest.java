@@ -40,6 +40,10 @@ class PoolAgainstReferenceTest {
     @ParameterizedTest(name = "{0} {1} {2} k{3} s{4} pads {5}/{6} dil {7} {8} {9} exclude={10}")
     @CsvSource(delimiter = '|', value = {
         "MaxPool|NCX|2,3,17,19|3,3|2,2|1,1|1,1||floor|None|false",
+        // the stride-2 max path on rows of several vectors: even and odd kernel widths, no padding, ceil
+        "MaxPool|NCX|1,3,40,112|3,3|2,2|1,1|1,1||floor|None|false",
+        "MaxPool|NCX|1,2,11,67|2,2|2,2|0,0|0,0||floor|None|false",
+        "MaxPool|NCX|1,2,13,70|5,5|2,2|2,2|2,2||ceil|None|false",
         "MaxPool|NCX|1,5,33,65|3,3|1,1|0,0|0,0||floor|None|false",
         "MaxPool|NXC|2,17,19,20|3,3|2,2|1,1|0,0||ceil|None|false",
         "MaxPool|NCX|2,3,17,19|3,3|1,2|2,2|2,2|2,3|floor|None|false",
