@@ -116,6 +116,8 @@ final class Warmup {
                 // stride-2 3x3 (pixel rows); at 512 bits they reach the plane kernels. Without them a
                 // CNN's first iteration ran every convolution interpreted or in C1.
                 conv(arena, 16, 8, 8, 32, 1, 1, 0),
+                // more output channels than one row block: B panels kept across the row blocks
+                conv(arena, 16, 8, 8, 192, 1, 1, 0),
                 conv(arena, 16, 16, 16, 32, 1, 2, 0),
                 conv(arena, 8, 4, 48, 16, 3, 1, 1),
                 conv(arena, 16, 7, 7, 32, 3, 1, 1),
