@@ -70,6 +70,7 @@ public final class CompilerBackend implements Backend {
     public CompilerBackend(CacheManager caches) {
         this.caches = java.util.Objects.requireNonNull(caches, "caches");
         this.generator = new RowKernelGenerator();
+        io.partita.backend.compiler.internal.exec.Warmup.startOnce();
     }
 
     @Override
@@ -364,5 +365,6 @@ public final class CompilerBackend implements Backend {
     public void close() {
         pools.clear(); // the teams are the runtime's
         generator.clear();
+        io.partita.backend.compiler.internal.exec.Warmup.stop();
     }
 }
