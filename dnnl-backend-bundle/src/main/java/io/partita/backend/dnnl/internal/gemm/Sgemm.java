@@ -12,11 +12,12 @@ import io.partita.spi.CpuTeam;
  * <p>Blocking (figures for 512-bit vectors; {@link MicroKernels} gives the narrower ones): B is
  * packed in panels of {@link #NR} = 32 columns; A is packed per block of rows
  * (all of K, at most ~1 MiB, so it stays in L2) into groups of {@link #MR} = 14 rows interleaved
- * by k (or once for every call: {@link PackedA}, constant weights). Each panel then runs through K in blocks of at most {@link #KC} = 1024 against every row
- * group of the block: the panel's K block (128 KiB) stays in L2 and streams through the kernel
- * (128 B per 28 FMAs, well within L2 bandwidth), and the output tile is read and written once per
- * K block while it is still in L1/L2 (with 256-deep blocks so that B stayed in L1, the extra
- * output tile flushes cost more than they saved). Threads take either a contiguous range of row
+ * by k (or once for every call: {@link PackedA}, constant weights). Each panel then runs through
+ * K in blocks of at most {@link #KC} = 1024 against every row group of the block: the panel's K
+ * block (128 KiB) stays in L2 and streams through the kernel (128 B per 28 FMAs, well within L2
+ * bandwidth), and the output tile is read and written once per K block while it is still in L1/L2
+ * (with 256-deep blocks so that B stayed in L1, the extra output tile flushes cost more than they
+ * saved). Threads take either a contiguous range of row
  * groups (many rows: each packs only its rows) or of column panels (few rows: each thread packs
  * all of A for itself, so no thread waits for another's packing).
  */
@@ -117,7 +118,8 @@ public final class Sgemm {
         Job job = new Job(JOBS.incrementAndGet(), a, m, b, c, cOff, ldc, bias, relu, epilogue, stage);
         if (threads == 1) {
             job.run(0, m, 0, panels, null);
-        } else if (!sharedA(a, b, threads) && (groups >= threads * ROW_SPLIT_GROUPS || panels < threads || m > MC_MAX)) {
+        } else if (!sharedA(a, b, threads)
+                && (groups >= threads * ROW_SPLIT_GROUPS || panels < threads || m > MC_MAX)) {
             // A share per call: each call streams all of B once, so it is split only when taken over.
             pool.parallelFor(groups, Math.ceilDiv(groups, threads),
                     (g0, g1) -> job.run(g0 * MR, Math.min(m, g1 * MR), 0, panels, null));
@@ -264,8 +266,7 @@ public final class Sgemm {
 
         /**
          * Rows [r0, r0 + rows) (packed in ap from apOff) against panel p's K block [k0, k0 + kc) (packed
-         * in bp from bOff), into
-         * C or, when staging, into column panel {@code sp} of the staging block.
+         * in bp from bOff), into C or, when staging, into column panel {@code sp} of the staging block.
          */
         private void sweep(float[] ap, int apOff, float[] bp, int bOff, int r0, int rows, int p, int sp, int k0, int kc,
                 Scratch s) {
