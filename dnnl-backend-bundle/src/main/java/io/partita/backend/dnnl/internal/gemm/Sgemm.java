@@ -199,11 +199,11 @@ public final class Sgemm {
             // per block was a tenth of a 1x1 convolution (1024 x 256 x 196, four blocks per thread).
             boolean keepB = mc < i1 - i0 && !(b instanceof PackedB) && (long) (p1 - p0) * k * NR <= KEPT_B_MAX;
             float[] kept = keepB ? s.kept((p1 - p0) * k * NR) : null;
+            PackedA pre = a instanceof PackedA pa ? pa : null;
             for (int r0 = i0; r0 < i1; r0 += mc) {
                 int rows = Math.min(mc, i1 - r0);
                 int padded = (rows + MR - 1) / MR * MR;
                 float[] ap = packed;
-                PackedA pre = a instanceof PackedA pa ? pa : null;
                 if (pre != null) {
                     ap = pre.data();
                 } else if (ap == null) {

@@ -209,10 +209,11 @@ final class NcxConv {
      */
     void packWeights(MemorySegment w, long so, long si, long sh, long sw, float[] dst) {
         if (gemm || planeGemm || pixelGemm) {
-            // dense (o, i, h, w), the reduction order of kOff: the GEMM packs its row groups from it per call
+            // dense (o, i, h, w), the reduction order of kOff, then packed for the GEMM once
             int k = s.k();
             int taps = s.kh() * s.kw();
-            float[] dense = new float[Math.multiplyExact(s.oc(), k)];
+            // per thread: weights that are not constant are packed at every execution
+            float[] dense = Scratch.get().dense(Math.multiplyExact(s.oc(), k));
             for (int o = 0; o < s.oc(); o++) {
                 for (int kk = 0; kk < k; kk++) {
                     int t = kk % taps;
@@ -793,6 +794,7 @@ final class NcxConv {
         private static final ThreadLocal<Scratch> LOCAL = ThreadLocal.withInitial(Scratch::new);
         float[] planes = new float[0];
         float[] packed = new float[0];
+        float[] dense = new float[0];
         final float[] tile = new float[6 * 128];
         final float[] stage = new float[64 * PIXEL_BLOCK];
         /** Below 512 bits: the tiles of a block's six-pixel groups, accumulated over K chunks. */
@@ -817,6 +819,14 @@ final class NcxConv {
                 planes = new float[Math.toIntExact(length)];
             }
             return planes;
+        }
+
+        /** {@link #packWeights}: the weights dense in (o, i, h, w) order before they are packed. */
+        float[] dense(int length) {
+            if (dense.length < length) {
+                dense = new float[length];
+            }
+            return dense;
         }
 
         float[] subsampled(int length) {
