@@ -112,12 +112,13 @@ final class Warmup {
                 // trapped out of its compiled kernels in the first iteration: 0.9-1.2 s instead of 4 ms.
                 matmul(arena, 18, 1100, 40, null),
                 // Convolutions with a ResNet block's bias + residual + ReLU, one per route below 512
-                // bits: 1x1 at stride 1 and 2 (image GEMM), a row of 48 (plane GEMM), 7x7 and a
-                // stride-2 3x3 (pixel rows); at 512 bits they reach the plane kernels. Without them a
-                // CNN's first iteration ran every convolution interpreted or in C1.
+                // bits: 1x1 at stride 1 and 2 (image GEMM, through the channel GEMM), a row of 48
+                // (plane GEMM, likewise), 7x7 and a stride-2 3x3 (pixel rows); at 512 bits they reach
+                // the plane kernels. Without them a CNN's first iteration ran every convolution
+                // interpreted or in C1.
                 conv(arena, 16, 8, 8, 32, 1, 1, 0),
-                // more output channels than one row block: B panels kept across the row blocks
-                conv(arena, 16, 8, 8, 192, 1, 1, 0),
+                // K past one pass of the channel GEMM: the staged GEMM, its K blocks accumulated
+                conv(arena, 1040, 4, 4, 8, 1, 1, 0),
                 conv(arena, 16, 16, 16, 32, 1, 2, 0),
                 conv(arena, 8, 4, 48, 16, 3, 1, 1),
                 conv(arena, 16, 7, 7, 32, 3, 1, 1),

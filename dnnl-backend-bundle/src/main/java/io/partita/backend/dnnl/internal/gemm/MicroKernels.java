@@ -244,21 +244,28 @@ public final class MicroKernels {
     private static void k4(float[] ap, int aOff, float[] bp, int bOff, int kc, MemorySegment c, long cOff,
             long ldcBytes, boolean accumulate, int mr, int cols, float[] tile, float[] bias, int biasOff, boolean relu) {
         if (mr == 4 && cols == NR) {
-            loop4Direct(ap, aOff, bp, bOff, kc, c, cOff, ldcBytes, accumulate, bias, biasOff, relu);
+            loop4Direct(ap, aOff, bp, bOff, kc, c, cOff, ldcBytes, accumulate ? null : bias, biasOff, null, 0,
+                    accumulate ? c : null, cOff, relu);
             return;
         }
         // a partial tile through the tile array, from which flush writes its rows and columns
-        loop4Direct(ap, aOff, bp, bOff, kc, MemorySegment.ofArray(tile), 0, 4L * NR, false, null, 0, false);
+        loop4Direct(ap, aOff, bp, bOff, kc, MemorySegment.ofArray(tile), 0, 4L * NR, null, 0, null, 0, null, 0, false);
         flush(tile, c, cOff, ldcBytes, accumulate, mr, cols, bias, biasOff, relu);
     }
 
     /**
-     * A whole 4 x NR tile, stored from the accumulators straight to C. Through the tile array, each
-     * call's eight vector stores and reloads cost more than a third of a 64-deep K loop (1 thread,
-     * AVX2: a 64 -> 256 channel 1x1 convolution at 56x56 took 2.21 ms that way, 1.85 ms direct).
+     * A whole 4 x NR tile, stored from the accumulators straight to C, through an epilogue: plus
+     * the column bias {@code bias[biasOff..]} (null: none), plus the row bias
+     * {@code rowBias[rowBiasOff + r]} for row r (null: none; {@link ChannelGemm}, whose rows are a
+     * convolution's output channels), plus the tile at byte {@code addOff} of {@code addend} (rows
+     * {@code ldcBytes} apart: C itself when accumulating over K blocks, or a residual; null: none),
+     * then ReLU if asked (NaN to 0, as the reference). Through the tile array, each call's eight
+     * vector stores and reloads cost more than a third of a 64-deep K loop (1 thread, AVX2: a
+     * 64 -> 256 channel 1x1 convolution at 56x56 took 2.21 ms that way, 1.85 ms direct).
      */
-    private static void loop4Direct(float[] ap, int aOff, float[] bp, int bOff, int kc, MemorySegment c, long cOff,
-            long ldcBytes, boolean accumulate, float[] bias, int biasOff, boolean relu) {
+    static void loop4Direct(float[] ap, int aOff, float[] bp, int bOff, int kc, MemorySegment c, long cOff,
+            long ldcBytes, float[] bias, int biasOff, float[] rowBias, int rowBiasOff, MemorySegment addend,
+            long addOff, boolean relu) {
         FloatVector z = FloatVector.zero(S);
         FloatVector c00 = z, c01 = z;
         FloatVector c10 = z, c11 = z;
@@ -282,7 +289,7 @@ public final class MicroKernels {
             c30 = b0.fma(a3, c30);
             c31 = b1.fma(a3, c31);
         }
-        if (bias != null && !accumulate) {
+        if (bias != null) {
             FloatVector bias0 = FloatVector.fromArray(S, bias, biasOff);
             FloatVector bias1 = FloatVector.fromArray(S, bias, biasOff + L);
             c00 = c00.add(bias0);
@@ -294,22 +301,35 @@ public final class MicroKernels {
             c30 = c30.add(bias0);
             c31 = c31.add(bias1);
         }
-        long o0 = cOff;
-        long o1 = o0 + ldcBytes;
-        long o2 = o1 + ldcBytes;
-        long o3 = o2 + ldcBytes;
+        if (rowBias != null) {
+            FloatVector r0 = FloatVector.broadcast(S, rowBias[rowBiasOff]);
+            FloatVector r1 = FloatVector.broadcast(S, rowBias[rowBiasOff + 1]);
+            FloatVector r2 = FloatVector.broadcast(S, rowBias[rowBiasOff + 2]);
+            FloatVector r3 = FloatVector.broadcast(S, rowBias[rowBiasOff + 3]);
+            c00 = c00.add(r0);
+            c01 = c01.add(r0);
+            c10 = c10.add(r1);
+            c11 = c11.add(r1);
+            c20 = c20.add(r2);
+            c21 = c21.add(r2);
+            c30 = c30.add(r3);
+            c31 = c31.add(r3);
+        }
         long h = 4L * L;
         // written out rather than through a helper taking a vector: a call C2 has not inlined (as in
         // its first compilations, before the helper is hot) boxes every vector it passes
-        if (accumulate) {
-            c00 = c00.add(FloatVector.fromMemorySegment(S, c, o0, ORDER));
-            c01 = c01.add(FloatVector.fromMemorySegment(S, c, o0 + h, ORDER));
-            c10 = c10.add(FloatVector.fromMemorySegment(S, c, o1, ORDER));
-            c11 = c11.add(FloatVector.fromMemorySegment(S, c, o1 + h, ORDER));
-            c20 = c20.add(FloatVector.fromMemorySegment(S, c, o2, ORDER));
-            c21 = c21.add(FloatVector.fromMemorySegment(S, c, o2 + h, ORDER));
-            c30 = c30.add(FloatVector.fromMemorySegment(S, c, o3, ORDER));
-            c31 = c31.add(FloatVector.fromMemorySegment(S, c, o3 + h, ORDER));
+        if (addend != null) {
+            long a1 = addOff + ldcBytes;
+            long a2 = a1 + ldcBytes;
+            long a3 = a2 + ldcBytes;
+            c00 = c00.add(FloatVector.fromMemorySegment(S, addend, addOff, ORDER));
+            c01 = c01.add(FloatVector.fromMemorySegment(S, addend, addOff + h, ORDER));
+            c10 = c10.add(FloatVector.fromMemorySegment(S, addend, a1, ORDER));
+            c11 = c11.add(FloatVector.fromMemorySegment(S, addend, a1 + h, ORDER));
+            c20 = c20.add(FloatVector.fromMemorySegment(S, addend, a2, ORDER));
+            c21 = c21.add(FloatVector.fromMemorySegment(S, addend, a2 + h, ORDER));
+            c30 = c30.add(FloatVector.fromMemorySegment(S, addend, a3, ORDER));
+            c31 = c31.add(FloatVector.fromMemorySegment(S, addend, a3 + h, ORDER));
         }
         if (relu) { // NaN to 0, as the reference
             c00 = z.blend(c00, c00.compare(VectorOperators.GT, 0f));
@@ -321,8 +341,11 @@ public final class MicroKernels {
             c30 = z.blend(c30, c30.compare(VectorOperators.GT, 0f));
             c31 = z.blend(c31, c31.compare(VectorOperators.GT, 0f));
         }
-        c00.intoMemorySegment(c, o0, ORDER);
-        c01.intoMemorySegment(c, o0 + h, ORDER);
+        long o1 = cOff + ldcBytes;
+        long o2 = o1 + ldcBytes;
+        long o3 = o2 + ldcBytes;
+        c00.intoMemorySegment(c, cOff, ORDER);
+        c01.intoMemorySegment(c, cOff + h, ORDER);
         c10.intoMemorySegment(c, o1, ORDER);
         c11.intoMemorySegment(c, o1 + h, ORDER);
         c20.intoMemorySegment(c, o2, ORDER);

@@ -25,4 +25,13 @@ public interface PanelSource {
 
     /** Where the rows returned by the last {@link #panel} call start in the returned array. */
     int offset(int panel, int k0);
+
+    /**
+     * All K rows of the panel into {@code to} from {@code at} (kc * NR floats), the layout {@link #panel}
+     * returns: sources that pack on the fly write there directly instead of through a scratch panel.
+     */
+    default void packInto(int panel, int kc, float[] to, int at) {
+        float[] from = panel(panel, 0, kc, new float[kc * Sgemm.NR]);
+        System.arraycopy(from, offset(panel, 0), to, at, kc * Sgemm.NR);
+    }
 }

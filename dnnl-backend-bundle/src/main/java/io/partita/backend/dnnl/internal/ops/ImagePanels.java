@@ -58,6 +58,17 @@ final class ImagePanels implements PanelSource {
 
     @Override
     public float[] panel(int panel, int k0, int kc, float[] scratch) {
+        pack(panel, k0, kc, scratch, 0);
+        return scratch;
+    }
+
+    @Override
+    public void packInto(int panel, int kc, float[] to, int at) {
+        pack(panel, 0, kc, to, at);
+    }
+
+    /** The panel's rows [k0, k0 + kc) into {@code scratch} from {@code to}. */
+    private void pack(int panel, int k0, int kc, float[] scratch, int to) {
         int j0 = panel * NR;
         int cols = Math.min(NR, pixels - j0);
         for (int kk = 0; kk < kc; kk++) {
@@ -65,14 +76,13 @@ final class ImagePanels implements PanelSource {
             if (cols == NR) {
                 for (int v = 0; v < NR; v += L) {
                     FloatVector.fromMemorySegment(ConvKernels.S, src, at + 4L * v, ORDER).intoArray(scratch,
-                            kk * NR + v);
+                            to + kk * NR + v);
                 }
             } else {
                 // lanes past the last column are left as they are: the micro-kernel never stores them
-                MemorySegment.copy(src, F, at, scratch, kk * NR, cols);
+                MemorySegment.copy(src, F, at, scratch, to + kk * NR, cols);
             }
         }
-        return scratch;
     }
 
     @Override

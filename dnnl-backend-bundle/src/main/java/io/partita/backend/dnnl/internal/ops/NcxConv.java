@@ -6,6 +6,7 @@ import java.nio.ByteOrder;
 import java.util.Arrays;
 
 import io.partita.spi.CpuTeam;
+import io.partita.backend.dnnl.internal.gemm.ChannelGemm;
 import io.partita.backend.dnnl.internal.gemm.PackedA;
 import io.partita.backend.dnnl.internal.gemm.PackedB;
 import io.partita.backend.dnnl.internal.gemm.PanelSource;
@@ -415,6 +416,17 @@ final class NcxConv {
             CpuTeam pool) {
         int pixels = s.pixels();
         long first = (long) img * s.oc() * pixels;
+        // Whole panels only: at 14x14 (196 pixels, a last panel of 4) the channel GEMM gained nothing
+        // over the staged one, and its scalar partial tiles kept being recompiled (uncommon traps)
+        // well into ResNet-50's steady state.
+        if (post.rowForm() && ChannelGemm.applies(b.k()) && pixels % Sgemm.NR == 0) {
+            // the bias, residual and ReLU in registers, each tile stored once where it belongs
+            float[] bias = post.channelBias();
+            MemorySegment res = post.residual();
+            ChannelGemm.multiply(a, b, dst, 4L * first, pixels,
+                    new ChannelGemm.RowEpilogue(bias, img * s.oc(), res, 4L * first, post.relu()), pool);
+            return;
+        }
         // staged: each channel's run written once, through the post-ops (tiles stored straight to the
         // output scattered 64-byte writes over a block's channels, and the post-ops re-read them)
         Sgemm.multiply(a, b, (src, srcOff, row, col, cols) -> post.channelRun(src, srcOff, dst,

@@ -39,6 +39,17 @@ final class PlanePanels implements PanelSource {
 
     @Override
     public float[] panel(int panel, int k0, int kc, float[] scratch) {
+        pack(panel, k0, kc, scratch, 0);
+        return scratch;
+    }
+
+    @Override
+    public void packInto(int panel, int kc, float[] to, int at) {
+        pack(panel, 0, kc, to, at);
+    }
+
+    /** The panel's rows [k0, k0 + kc) into {@code scratch} from {@code to}. */
+    private void pack(int panel, int k0, int kc, float[] scratch, int to) {
         int j0 = panel * NR;
         int cols = Math.min(NR, pos.length - j0);
         int first = base + pos[j0];
@@ -46,25 +57,24 @@ final class PlanePanels implements PanelSource {
             for (int kk = 0; kk < kc; kk++) {
                 int at = first + kOff[k0 + kk];
                 for (int v = 0; v < NR; v += L) {
-                    FloatVector.fromArray(ConvKernels.S, planes, at + v).intoArray(scratch, kk * NR + v);
+                    FloatVector.fromArray(ConvKernels.S, planes, at + v).intoArray(scratch, to + kk * NR + v);
                 }
             }
-            return scratch;
+            return;
         }
         int split = runSplit(j0, cols);
         if (split > 0) {
-            twoRuns(j0, split, k0, kc, scratch);
-            return scratch;
+            twoRuns(j0, split, k0, kc, scratch, to);
+            return;
         }
         // lanes past the last column are left as they are: the micro-kernel never stores them
         for (int kk = 0; kk < kc; kk++) {
             int o = base + kOff[k0 + kk];
-            int row = kk * NR;
+            int row = to + kk * NR;
             for (int j = 0; j < cols; j++) {
                 scratch[row + j] = planes[o + pos[j0 + j]];
             }
         }
-        return scratch;
     }
 
     /**
@@ -94,7 +104,7 @@ final class PlanePanels implements PanelSource {
      * every seven panels cross a row there). Both loads stay within the planes: the first run's
      * start plus NR is at most the second run's end, the rows between them being padding.
      */
-    private void twoRuns(int j0, int split, int k0, int kc, float[] scratch) {
+    private void twoRuns(int j0, int split, int k0, int kc, float[] scratch, int at) {
         int first = base + pos[j0];
         int second = base + pos[j0 + split] - split;
         // the panel is two vectors (NR = 2L): lane i of vector v comes from the second run when
@@ -103,7 +113,7 @@ final class PlanePanels implements PanelSource {
         VectorMask<Float> high = ConvKernels.S.indexInRange(0, split - L).not();
         for (int kk = 0; kk < kc; kk++) {
             int off = kOff[k0 + kk];
-            int to = kk * NR;
+            int to = at + kk * NR;
             FloatVector a0 = FloatVector.fromArray(ConvKernels.S, planes, first + off);
             FloatVector b0 = FloatVector.fromArray(ConvKernels.S, planes, second + off);
             a0.blend(b0, low).intoArray(scratch, to);

@@ -189,6 +189,33 @@ public final class StoreChain {
         }
 
         /**
+         * Whether the chain is empty or a per-channel bias then a residual add and/or ReLU: what a
+         * kernel whose rows are output channels applies in registers ({@link #channelBias},
+         * {@link #residual}, {@link #relu}).
+         */
+        public boolean rowForm() {
+            return fused && (kinds.length == 0 || biasOnly || biasResidualRelu);
+        }
+
+        /** With {@link #rowForm}: whether the chain ends in a ReLU. */
+        public boolean relu() {
+            return relu;
+        }
+
+        /**
+         * With {@link #rowForm}: the bias per (image, channel), image i's channel c at {@code i *
+         * channels + c}; null if the chain has none.
+         */
+        public float[] channelBias() {
+            return kinds.length > 0 ? values[0] : null;
+        }
+
+        /** With {@link #rowForm}: the residual, laid out as the output; null if the chain has none. */
+        public MemorySegment residual() {
+            return residual < 0 ? null : segs[residual];
+        }
+
+        /**
          * Stores {@code count} values of {@code src} from {@code sOff}, all of channel {@code ch} of
          * image {@code img}, to the output elements from flat index {@code flat} (adding what the
          * output holds when {@code accumulate}); the chain runs on them when {@code finish}.

@@ -267,44 +267,4 @@ class SgemmTest {
             }
         }
     }
-
-    /** B[k, n] row-major packed panel by panel on request, counting the requests. */
-    private static final class CountingPanels implements PanelSource {
-        final float[] b;
-        final int k;
-        final int n;
-        final java.util.concurrent.atomic.AtomicLong packs = new java.util.concurrent.atomic.AtomicLong();
-
-        CountingPanels(float[] b, int k, int n) {
-            this.b = b;
-            this.k = k;
-            this.n = n;
-        }
-
-        @Override
-        public int k() {
-            return k;
-        }
-
-        @Override
-        public int n() {
-            return n;
-        }
-
-        @Override
-        public float[] panel(int panel, int k0, int kc, float[] scratch) {
-            packs.incrementAndGet();
-            int j0 = panel * Sgemm.NR;
-            int cols = Math.min(Sgemm.NR, n - j0);
-            for (int kk = 0; kk < kc; kk++) {
-                System.arraycopy(b, (k0 + kk) * n + j0, scratch, kk * Sgemm.NR, cols);
-            }
-            return scratch;
-        }
-
-        @Override
-        public int offset(int panel, int k0) {
-            return 0;
-        }
-    }
 }
