@@ -417,8 +417,9 @@ final class NcxConv {
         int pixels = s.pixels();
         long first = (long) img * s.oc() * pixels;
         // Whole panels only: at 14x14 (196 pixels, a last panel of 4) the channel GEMM gained nothing
-        // over the staged one, and its scalar partial tiles kept being recompiled (uncommon traps)
-        // well into ResNet-50's steady state.
+        // over the staged one, and its partial-tile path kept hitting profile-predicate traps (75-81
+        // per run against 29, -Xlog:deoptimization=debug) in the runs where ResNet-50 ran at 90-104
+        // instead of 60-66 ms: 16 of 45 runs routed so, none of 7 since.
         if (post.rowForm() && ChannelGemm.applies(b.k()) && pixels % Sgemm.NR == 0) {
             // the bias, residual and ReLU in registers, each tile stored once where it belongs
             float[] bias = post.channelBias();
