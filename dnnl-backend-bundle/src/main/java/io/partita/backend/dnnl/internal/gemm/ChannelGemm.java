@@ -54,7 +54,7 @@ public final class ChannelGemm {
      * C = A x B with the epilogue: C's element (i, j) at byte {@code cOff + 4 * (i * ldc + j)}.
      * Threads take ranges of panels (pixels) and read A in place.
      */
-    public static void multiply(PackedA a, PanelSource b, MemorySegment c, long cOff, long ldc, RowEpilogue e,
+    public static void multiply(PackedA a, PanelSource.Packing b, MemorySegment c, long cOff, long ldc, RowEpilogue e,
             CpuTeam pool) {
         int k = b.k();
         if (!applies(k) || a.k() != k) {
@@ -88,7 +88,7 @@ public final class ChannelGemm {
     }
 
     /** Rows [i0, i1) (i0 a multiple of MR) x panels [p0, p1), B chunk by chunk. */
-    private static void run(PackedA a, PanelSource b, MemorySegment c, long cOff, long ldc, RowEpilogue e, int i0,
+    private static void run(PackedA a, PanelSource.Packing b, MemorySegment c, long cOff, long ldc, RowEpilogue e, int i0,
             int i1, int p0, int p1, int chunk) {
         int k = b.k();
         int n = b.n();
@@ -101,7 +101,7 @@ public final class ChannelGemm {
             int q1 = Math.min(p1, q0 + chunk);
             float[] bp = s.chunk((q1 - q0) * k * Sgemm.NR);
             for (int p = q0; p < q1; p++) {
-                b.packInto(p, k, bp, (p - q0) * k * Sgemm.NR);
+                b.pack(p, 0, k, bp, (p - q0) * k * Sgemm.NR);
             }
             for (int r0 = i0; r0 < i1; r0 += Sgemm.MR) {
                 int mr = Math.min(Sgemm.MR, i1 - r0);

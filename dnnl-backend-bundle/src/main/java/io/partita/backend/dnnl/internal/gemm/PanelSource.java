@@ -26,12 +26,24 @@ public interface PanelSource {
     /** Where the rows returned by the last {@link #panel} call start in the returned array. */
     int offset(int panel, int k0);
 
+
     /**
-     * All K rows of the panel into {@code to} from {@code at} (kc * NR floats), the layout {@link #panel}
-     * returns: sources that pack on the fly write there directly instead of through a scratch panel.
+     * A source that packs each panel on the fly, into any array at any offset: {@link #panel} packs
+     * into the scratch, and {@link ChannelGemm} packs a chunk of panels side by side directly.
      */
-    default void packInto(int panel, int kc, float[] to, int at) {
-        float[] from = panel(panel, 0, kc, new float[kc * Sgemm.NR]);
-        System.arraycopy(from, offset(panel, 0), to, at, kc * Sgemm.NR);
+    interface Packing extends PanelSource {
+        /** The panel's rows [k0, k0 + kc) as K-major groups of {@link Sgemm#NR} floats, into {@code to} from {@code at}. */
+        void pack(int panel, int k0, int kc, float[] to, int at);
+
+        @Override
+        default float[] panel(int panel, int k0, int kc, float[] scratch) {
+            pack(panel, k0, kc, scratch, 0);
+            return scratch;
+        }
+
+        @Override
+        default int offset(int panel, int k0) {
+            return 0;
+        }
     }
 }

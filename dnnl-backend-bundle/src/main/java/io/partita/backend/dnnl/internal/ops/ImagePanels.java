@@ -15,7 +15,7 @@ import jdk.incubator.vector.FloatVector;
  * are consecutive input elements (stride 1 over dense rows), otherwise a dense copy of the pixels
  * the output reads ({@link NcxConv#subsample}).
  */
-final class ImagePanels implements PanelSource {
+final class ImagePanels implements PanelSource.Packing {
     private static final ValueLayout.OfFloat F = ValueLayout.JAVA_FLOAT_UNALIGNED;
     private static final ByteOrder ORDER = ByteOrder.nativeOrder();
     private static final int NR = Sgemm.NR;
@@ -57,18 +57,7 @@ final class ImagePanels implements PanelSource {
     }
 
     @Override
-    public float[] panel(int panel, int k0, int kc, float[] scratch) {
-        pack(panel, k0, kc, scratch, 0);
-        return scratch;
-    }
-
-    @Override
-    public void packInto(int panel, int kc, float[] to, int at) {
-        pack(panel, 0, kc, to, at);
-    }
-
-    /** The panel's rows [k0, k0 + kc) into {@code scratch} from {@code to}. */
-    private void pack(int panel, int k0, int kc, float[] scratch, int to) {
+    public void pack(int panel, int k0, int kc, float[] scratch, int to) {
         int j0 = panel * NR;
         int cols = Math.min(NR, pixels - j0);
         for (int kk = 0; kk < kc; kk++) {
@@ -85,8 +74,4 @@ final class ImagePanels implements PanelSource {
         }
     }
 
-    @Override
-    public int offset(int panel, int k0) {
-        return 0;
-    }
 }

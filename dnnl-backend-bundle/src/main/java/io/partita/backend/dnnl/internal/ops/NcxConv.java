@@ -341,7 +341,7 @@ final class NcxConv {
         PackedA a = PackedA.wrap(s.oc(), s.ic(), weights);
         boolean direct = ImagePanels.contiguous(s);
         for (int img = 0; img < s.n(); img++) {
-            PanelSource b;
+            PanelSource.Packing b;
             if (direct) {
                 b = new ImagePanels(src, img, s);
             } else {
@@ -412,7 +412,7 @@ final class NcxConv {
     }
 
     /** C[oc, pixels] of image img = a x b, the post-ops on finished runs. */
-    private void gemmImage(PackedA a, PanelSource b, int img, MemorySegment dst, StoreChain.Bound post,
+    private void gemmImage(PackedA a, PanelSource.Packing b, int img, MemorySegment dst, StoreChain.Bound post,
             CpuTeam pool) {
         int pixels = s.pixels();
         long first = (long) img * s.oc() * pixels;

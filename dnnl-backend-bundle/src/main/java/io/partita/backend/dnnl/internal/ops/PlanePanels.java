@@ -11,7 +11,7 @@ import jdk.incubator.vector.VectorMask;
  * the panel's pixels, consecutive plane floats when the panel lies in one output row (vector copies),
  * gathered when it crosses rows.
  */
-final class PlanePanels implements PanelSource {
+final class PlanePanels implements PanelSource.Packing {
     private static final int NR = Sgemm.NR;
     private static final int L = ConvKernels.L;
 
@@ -38,18 +38,7 @@ final class PlanePanels implements PanelSource {
     }
 
     @Override
-    public float[] panel(int panel, int k0, int kc, float[] scratch) {
-        pack(panel, k0, kc, scratch, 0);
-        return scratch;
-    }
-
-    @Override
-    public void packInto(int panel, int kc, float[] to, int at) {
-        pack(panel, 0, kc, to, at);
-    }
-
-    /** The panel's rows [k0, k0 + kc) into {@code scratch} from {@code to}. */
-    private void pack(int panel, int k0, int kc, float[] scratch, int to) {
+    public void pack(int panel, int k0, int kc, float[] scratch, int to) {
         int j0 = panel * NR;
         int cols = Math.min(NR, pos.length - j0);
         int first = base + pos[j0];
@@ -123,8 +112,4 @@ final class PlanePanels implements PanelSource {
         }
     }
 
-    @Override
-    public int offset(int panel, int k0) {
-        return 0;
-    }
 }

@@ -178,6 +178,21 @@ class ChannelGemmTest {
         assertTrue(e.getMessage().contains("K <= " + Sgemm.KC) && e.getMessage().contains("4x" + k), e.getMessage());
     }
 
+    @Test
+    void refusesAAndBOfDifferentK() {
+        assumeFourRowKernel();
+        PackedA a = PackedA.pack(new StridedRows(MemorySegment.ofArray(new float[4 * 8]), 0, 8, 1, 4, 8),
+                new float[(int) PackedA.packedLength(4, 8)]);
+        MemorySegment c = MemorySegment.ofArray(new float[64]);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> ChannelGemm.multiply(a, new CountingPanels(new float[9 * 16], 9, 16), c, 0, 16,
+                        ChannelGemm.RowEpilogue.NONE, null));
+        assertTrue(e.getMessage().contains("A 4x8, B 9x16"), e.getMessage());
+        for (int i = 0; i < 64; i++) {
+            assertEquals(0f, c.get(F, 4L * i), "C written before the refusal at " + i);
+        }
+    }
+
     /** Below 512 bits, where the convolutions use it (the wider kernels' rows are not four). */
     private static void assumeFourRowKernel() {
         assumeTrue(Sgemm.MR == 4, "the channel GEMM runs with the four-row kernel only");

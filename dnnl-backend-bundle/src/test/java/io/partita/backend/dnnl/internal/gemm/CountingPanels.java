@@ -3,7 +3,7 @@ package io.partita.backend.dnnl.internal.gemm;
 import java.util.concurrent.atomic.AtomicLong;
 
 /** B[k, n] row-major packed panel by panel on request, counting the requests. */
-final class CountingPanels implements PanelSource {
+final class CountingPanels implements PanelSource.Packing {
     final float[] b;
     final int k;
     final int n;
@@ -26,18 +26,12 @@ final class CountingPanels implements PanelSource {
     }
 
     @Override
-    public float[] panel(int panel, int k0, int kc, float[] scratch) {
+    public void pack(int panel, int k0, int kc, float[] to, int at) {
         packs.incrementAndGet();
         int j0 = panel * Sgemm.NR;
         int cols = Math.min(Sgemm.NR, n - j0);
         for (int kk = 0; kk < kc; kk++) {
-            System.arraycopy(b, (k0 + kk) * n + j0, scratch, kk * Sgemm.NR, cols);
+            System.arraycopy(b, (k0 + kk) * n + j0, to, at + kk * Sgemm.NR, cols);
         }
-        return scratch;
-    }
-
-    @Override
-    public int offset(int panel, int k0) {
-        return 0;
     }
 }
