@@ -113,19 +113,26 @@ public final class SgemmProbe {
         for (long i = 0; i < (long) k * n; i++) {
             b.setAtIndex(ValueLayout.JAVA_FLOAT, i, (i % 5) - 2);
         }
-        PackedB pb = PackedB.pack(b, 0, n, 1, k, n);
+        // -Dprobe.copies=N cycles through N packed copies of B: with N copies larger than L3, every call
+        // streams its weights from memory, as a network's layers do (each layer's weights are evicted by
+        // the others' before its next inference)
+        PackedB[] copies = new PackedB[Math.max(1, Integer.getInteger("probe.copies", 1))];
+        for (int i = 0; i < copies.length; i++) {
+            copies[i] = PackedB.pack(b, 0, n, 1, k, n);
+        }
         int iters = (int) Math.max(10, 3e10 / (2.0 * m * k * n));
         long[] t = new long[iters];
         long cpuStart = workerCpu();
         CpuTeam p = threads == 1 ? null : pool;
         // Time-based warm-up: the kernels need C2, and a count-based one left large shapes in C1 code.
         long warmEnd = System.nanoTime() + 3_000_000_000L;
-        while (System.nanoTime() < warmEnd) {
-            Sgemm.multiply(a, 0, k, 1, m, pb, c, 0, n, null, p);
+        for (int w = 0; System.nanoTime() < warmEnd; w++) {
+            Sgemm.multiply(a, 0, k, 1, m, copies[w % copies.length], c, 0, n, null, p);
         }
         for (int i = 0; i < iters; i++) {
+            PackedB bi = copies[i % copies.length];
             long t0 = System.nanoTime();
-            Sgemm.multiply(a, 0, k, 1, m, pb, c, 0, n, null, p);
+            Sgemm.multiply(a, 0, k, 1, m, bi, c, 0, n, null, p);
             t[i] = System.nanoTime() - t0;
         }
         Arrays.sort(t);

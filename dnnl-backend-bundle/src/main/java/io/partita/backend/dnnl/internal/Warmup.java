@@ -12,9 +12,12 @@ import io.partita.backend.dnnl.internal.isa.Isa;
 import io.partita.backend.dnnl.internal.ops.BatchNormAffine;
 import io.partita.backend.dnnl.internal.ops.ConvPrimitive;
 import io.partita.backend.dnnl.internal.ops.MatMulPrimitive;
+import io.partita.backend.dnnl.internal.ops.PoolPrimitive;
+import io.partita.backend.dnnl.internal.ops.ReducePrimitive;
 import io.partita.backend.dnnl.internal.postops.Activation;
 import io.partita.backend.dnnl.internal.postops.PostOpChain;
 import io.partita.backend.dnnl.internal.primitive.Invocation;
+import io.partita.backend.dnnl.internal.primitive.Primitive;
 import io.partita.graph.DataType;
 import io.partita.graph.Engine;
 import io.partita.graph.LogicalTensor;
@@ -33,6 +36,8 @@ final class Warmup {
     static final String DISABLE_PROPERTY = "partita.dnnl.warmup";
     private static final AtomicBoolean STARTED = new AtomicBoolean();
     private static final int ROUNDS = 1200;
+    /** Rounds of {@link #shallowKernels} before {@link #kernels}: some 60 runs of each. */
+    private static final int SHALLOW_ROUNDS = 480;
     /** How long closing the backend waits for a round in progress (a round takes milliseconds). */
     private static final long STOP_WAIT_MS = 5_000;
     private static volatile Thread thread;
@@ -82,6 +87,12 @@ final class Warmup {
         }
         long t0 = System.nanoTime();
         try (Arena arena = Arena.ofConfined()) {
+            // shallow first: each kernel method reaches C2 through its call count, before any long loop
+            // asks for an on-stack-replacement compile of it (see shallowKernels)
+            List<Runnable> shallow = shallowKernels(arena);
+            for (int rep = 0; rep < SHALLOW_ROUNDS && !stopping; rep++) {
+                shallow.get(rep % shallow.size()).run();
+            }
             // Odd sizes reach the edge paths of the micro-kernels and the post-op tails as well; 36 rows
             // (14 + 14 + 8) and 18 rows (14 + 4) compile every row-count variant of the micro-kernel.
             List<Runnable> kernels = kernels(arena);
@@ -101,6 +112,31 @@ final class Warmup {
         LOG.debug("dnnl warm-up done in {} ms", (System.nanoTime() - t0) / 1_000_000);
     }
 
+    /**
+     * The routes of {@link #kernels} with reductions at most 27 deep, and the pools, run first.
+     * HotSpot compiles a method with C2 either because it was called often or, on a long loop, by
+     * on-stack replacement (OSR) of the running frame; deep reductions ask for the second first. On
+     * a 2-vCPU machine the micro-kernel's OSR compile took 0.8 s of the one C2 thread (against 0.2 s
+     * for the normal compile), and one was thrown away when a class loaded meanwhile, so ResNet-50's
+     * first iteration waited for the queue behind them (-XX:+PrintCompilation). Shallow reductions
+     * keep the loops' back-edge counts below the OSR threshold until the call counts reach C2's.
+     */
+    static List<Runnable> shallowKernels(Arena arena) {
+        return List.of(
+                matmul(arena, 36, 24, 150, OpKind.ReLU),
+                matmul(arena, 18, 24, 150, OpKind.GELU),
+                // the one-row and pooling kernels run once per panel and per plane row: more of those,
+                // so that they too reach C2's call count in this phase
+                matmul(arena, 1, 24, 600, OpKind.ReLU),
+                conv(arena, 16, 8, 8, 32, 1, 1, 0),
+                conv(arena, 16, 16, 16, 32, 1, 2, 0),
+                conv(arena, 3, 4, 48, 16, 3, 1, 1),
+                conv(arena, 3, 7, 7, 32, 3, 1, 1),
+                conv(arena, 3, 14, 14, 16, 3, 2, 1),
+                maxPool(arena, 32, 18, 18),
+                globalMean(arena, 40, 7, 7));
+    }
+
     /** What the warm-up runs, in turn: small products and convolutions on tensors of {@code arena}. */
     static List<Runnable> kernels(Arena arena) {
         return List.of(
@@ -111,6 +147,9 @@ final class Warmup {
                 // back) and the bias-free stores. Without it a transformer's FFN-down product (K 3072)
                 // trapped out of its compiled kernels in the first iteration: 0.9-1.2 s instead of 4 ms.
                 matmul(arena, 18, 1100, 40, null),
+                // one row with K beyond one block: a classifier head's GEMV (ResNet-50's 2048 -> 1000),
+                // whose K-block loop the 131-deep row above never reaches
+                matmul(arena, 1, 1100, 40, OpKind.ReLU),
                 // Convolutions with a ResNet block's bias + residual + ReLU, one per route below 512
                 // bits: 1x1 at stride 1 and 2 (image GEMM, through the channel GEMM), a row of 48
                 // (plane GEMM, likewise), 7x7 and a stride-2 3x3 (pixel rows); at 512 bits they reach
@@ -122,7 +161,12 @@ final class Warmup {
                 conv(arena, 16, 16, 16, 32, 1, 2, 0),
                 conv(arena, 8, 4, 48, 16, 3, 1, 1),
                 conv(arena, 16, 7, 7, 32, 3, 1, 1),
-                conv(arena, 16, 14, 14, 16, 3, 2, 1));
+                conv(arena, 16, 14, 14, 16, 3, 2, 1),
+                // the CNN stem's 3x3/2 max pool (its stride-2 row path) and global average pooling as
+                // ReduceMean: without them ResNet-50's pool took 217-271 ms in the first iteration and
+                // 21-32 ms in the next two, its ReduceMean 11-18 and 2-3 ms (0.3 and 0.08 ms compiled)
+                maxPool(arena, 8, 18, 18),
+                globalMean(arena, 40, 7, 7));
     }
 
     /**
@@ -145,6 +189,35 @@ final class Warmup {
                 activation == null ? List.of(Tensor.allocate(a, e, arena), Tensor.allocate(b, e, arena))
                         : List.of(Tensor.allocate(a, e, arena), Tensor.allocate(b, e, arena), Tensor.allocate(bias, e, arena)),
                 List.of(Tensor.allocate(c, e, arena)), (CpuTeam) null, (input, form, bytes, producer) -> null);
+        return () -> p.execute(inv);
+    }
+
+    /** A 3x3 stride-2 max pool (padding 1) of c channels at h x w, NCHW, on the calling thread. */
+    private static Runnable maxPool(Arena arena, int c, int h, int w) {
+        int oh = (h + 2 - 3) / 2 + 1;
+        int ow = (w + 2 - 3) / 2 + 1;
+        LogicalTensor src = LogicalTensor.of(0, DataType.F32, 1, c, h, w);
+        LogicalTensor dst = LogicalTensor.of(1, DataType.F32, 1, c, oh, ow);
+        PoolPrimitive p = new PoolPrimitive(new PoolPrimitive.Desc(true, false, src.dims(), src.strides(), dst.dims(),
+                new int[] {1, 3, 3}, new int[] {1, 2, 2}, new int[] {1, 1, 1}, new int[] {0, 1, 1}, false, 0,
+                PostOpChain.EMPTY, new int[0]));
+        return run(arena, p, List.of(src), dst);
+    }
+
+    /** The mean over the spatial dims of c channels at h x w (global average pooling), on the calling thread. */
+    private static Runnable globalMean(Arena arena, int c, int h, int w) {
+        LogicalTensor src = LogicalTensor.of(0, DataType.F32, 1, c, h, w);
+        LogicalTensor dst = LogicalTensor.of(1, DataType.F32, 1, c, 1, 1);
+        ReducePrimitive p = new ReducePrimitive(new ReducePrimitive.Desc(src.dims(), src.strides(),
+                new boolean[] {false, false, true, true}, true, 0, PostOpChain.EMPTY, new int[0]));
+        return run(arena, p, List.of(src), dst);
+    }
+
+    /** Runs {@code p} on fresh tensors of {@code arena} for its inputs and one output, with no pool or cache. */
+    private static Runnable run(Arena arena, Primitive p, List<LogicalTensor> inputs, LogicalTensor output) {
+        Engine e = Engine.cpu();
+        Invocation inv = new Invocation(inputs.stream().map(t -> Tensor.allocate(t, e, arena)).toList(),
+                List.of(Tensor.allocate(output, e, arena)), (CpuTeam) null, (input, form, bytes, producer) -> null);
         return () -> p.execute(inv);
     }
 

@@ -271,14 +271,19 @@ public final class Sgemm {
         private void sweep(float[] ap, int apOff, float[] bp, int bOff, int r0, int rows, int p, int sp, int k0, int kc,
                 Scratch s) {
             int j0 = p * NR;
-            int cols = Math.min(NR, b.n() - j0);
+            // The staging block has room for whole tiles, so a partial one is computed whole there and
+            // the stage takes only its valid part: the partial path (tile array, masked flush) cost more
+            // than the idle lanes (1024x256x196 took longer than 1024x256x208, one thread, AVX2). Rows
+            // too below 512 bits, where a short last group runs the same four-row kernel anyway.
+            boolean whole = stage != null;
+            int cols = whole ? NR : Math.min(NR, b.n() - j0);
             boolean accumulate = k0 > 0;
             boolean last = relu && k0 + kc == b.k();
-            MemorySegment target = stage == null ? c : s.staging(rows);
+            MemorySegment target = stage == null ? c : s.staging((rows + MR - 1) / MR * MR);
             long ldcBytes = stage == null ? 4L * ldc : 4L * STAGE_WIDTH;
             for (int g = 0; g * MR < rows; g++) {
                 int gr = r0 + g * MR;
-                int mr = Math.min(MR, r0 + rows - gr);
+                int mr = whole && MR == 4 ? MR : Math.min(MR, r0 + rows - gr);
                 long cTile = stage == null ? cOff + 4L * ((long) gr * ldc + j0) : 4L * (g * MR * STAGE_WIDTH + sp * NR);
                 MicroKernels.run(ap, apOff + g * kc * MR, bp, bOff, kc, target, cTile, ldcBytes, accumulate, mr, cols, s.tile,
                         bias, j0, last);
