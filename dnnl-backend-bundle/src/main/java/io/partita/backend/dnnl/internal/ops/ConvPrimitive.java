@@ -293,17 +293,13 @@ public final class ConvPrimitive implements Primitive {
         int icg = shape.ic() / shape.groups();
         int kh = shape.kh();
         int kw = shape.kw();
-        MemorySegment w = inv.in(d.weightsInput);
-        float[] scaled = new float[Math.multiplyExact(Math.multiplyExact(oc, icg), kh * kw)];
-        int at = 0;
+        int perChannel = icg * kh * kw;
+        float[] scaled = new float[Math.multiplyExact(oc, perChannel)];
+        shape.denseWeights(inv.in(d.weightsInput), so, si, sh, sw, scaled);
         for (int o = 0; o < oc; o++) {
-            for (int i = 0; i < icg; i++) {
-                for (int y = 0; y < kh; y++) {
-                    for (int x = 0; x < kw; x++) {
-                        scaled[at++] = w.get(java.lang.foreign.ValueLayout.JAVA_FLOAT_UNALIGNED,
-                                4L * (o * so + i * si + y * sh + x * sw)) * scale[o];
-                    }
-                }
+            float f = scale[o];
+            for (int j = o * perChannel, end = j + perChannel; j < end; j++) {
+                scaled[j] *= f;
             }
         }
         float[] packed = new float[Math.toIntExact(length)];

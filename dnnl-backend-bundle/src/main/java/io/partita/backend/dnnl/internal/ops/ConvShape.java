@@ -35,6 +35,34 @@ record ConvShape(int n, int ic, int ih, int iw, int oc, int oh, int ow, int kh, 
         return (kw - 1) * dw + 1;
     }
 
+    /**
+     * Copies weights given by their strides in (o, i, h, w) order (elements, from the segment's start)
+     * into {@code dst} densely in that order: one bulk copy when they are dense already (an ONNX or
+     * oneDNN OIHW tensor), else element by element. Constant weights are prepared in a graph's first
+     * execution, before the JIT has compiled much: ResNet-50's 25 M weights read one by one through the
+     * segment, with index arithmetic per element, were a quarter of its first iteration.
+     */
+    void denseWeights(java.lang.foreign.MemorySegment w, long so, long si, long sh, long sw, float[] dst) {
+        int icg = icg();
+        int taps = kh * kw;
+        if (so == (long) icg * taps && si == taps && sh == kw && sw == 1) {
+            java.lang.foreign.MemorySegment.copy(w, java.lang.foreign.ValueLayout.JAVA_FLOAT_UNALIGNED, 0, dst, 0,
+                    Math.multiplyExact(oc, icg * taps));
+            return;
+        }
+        int at = 0;
+        for (int o = 0; o < oc; o++) {
+            for (int i = 0; i < icg; i++) {
+                for (int y = 0; y < kh; y++) {
+                    for (int x = 0; x < kw; x++) {
+                        dst[at++] = w.get(java.lang.foreign.ValueLayout.JAVA_FLOAT_UNALIGNED,
+                                4L * (o * so + i * si + y * sh + x * sw));
+                    }
+                }
+            }
+        }
+    }
+
     /** Multiply-adds times two. */
     long flops() {
         return 2L * n * oc * pixels() * k();

@@ -212,19 +212,12 @@ final class NcxConv {
         if (gemm || planeGemm || pixelGemm) {
             // dense (o, i, h, w), the reduction order of kOff, then packed for the GEMM once
             int k = s.k();
-            int taps = s.kh() * s.kw();
             // per thread: weights that are not constant are packed at every execution
             float[] dense = Scratch.get().dense(Math.multiplyExact(s.oc(), k));
-            for (int o = 0; o < s.oc(); o++) {
-                for (int kk = 0; kk < k; kk++) {
-                    int t = kk % taps;
-                    dense[o * k + kk] = w.get(F, 4L * (o * so + kk / taps * si + t / s.kw() * sh + t % s.kw() * sw));
-                }
-            }
+            s.denseWeights(w, so, si, sh, sw, dense);
             if (pixelGemm) {
-                // B[K, oc]: (kk, o) at kk * 1 + o * k of the dense weights, packed in panels once
-                float[] packed = PackedB.pack(MemorySegment.ofArray(dense), 0, 1, k, k, s.oc()).data();
-                System.arraycopy(packed, 0, dst, 0, packed.length);
+                // B[K, oc]: (kk, o) at kk + o * k of the dense weights, packed in panels once
+                PackedB.packTransposed(dense, k, s.oc(), dst);
             } else {
                 // A[oc, K] in the GEMM's row groups once, instead of by every call
                 PackedA.pack(new StridedRows(MemorySegment.ofArray(dense), 0, k, 1, s.oc(), k), dst);
