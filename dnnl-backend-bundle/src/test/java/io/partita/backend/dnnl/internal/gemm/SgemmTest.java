@@ -28,7 +28,7 @@ class SgemmTest {
     @ParameterizedTest(name = "{0}x{1}x{2} transposeA={3} threads={4}")
     @CsvSource({
         "1,1,1,false,1", "1,3,5,false,2", "3,17,63,false,2", "5,64,64,false,1", "6,65,65,false,2",
-        "7,100,130,true,2", "17,2,1,false,2", "63,33,200,true,1", "65,129,127,false,2", "96,64,64,false,2",
+        "7,100,130,true,2", "17,2,1,false,2", "63,33,200,true,1", "65,129,127,false,2", "96,64,64,false,2", "128,768,100,true,2",
         "97,300,70,false,2", "200,50,8,false,2", "400,20,300,true,2", "2,2100,3,false,2", "13,2049,65,true,2",
         // around the 14 x 32 kernel, its 8- and 4-row variants, K blocks of <= 1024, row blocks (A <= 1 MiB)
         "14,32,32,false,1", "15,257,33,true,2", "28,256,64,false,2", "8,512,31,false,2", "4,513,96,true,2",
@@ -199,7 +199,7 @@ class SgemmTest {
      */
     @ParameterizedTest(name = "{0}x{1}x{2} threads={3}")
     @CsvSource({"4,64,3136,1", "256,64,3136,2", "7,33,100,1", "9,300,129,2", "200,1100,70,2", "100,3000,70,2",
-        "30,3000,33,2", "5,7,17,2", "161,20,300,2"})
+        "30,3000,33,2", "5,7,17,2", "161,20,300,2", "130,200,70,2"})
     void stagesEachFinishedElementOnce(int m, int k, int n, int threads) {
         try (Arena arena = Arena.ofShared()) {
             Operands o = new Operands(arena, m, k, n, new SplittableRandom(m * 5L + k * 3L + n));
