@@ -36,7 +36,7 @@ final class Warmup {
     static final String DISABLE_PROPERTY = "partita.dnnl.warmup";
     private static final AtomicBoolean STARTED = new AtomicBoolean();
     private static final int ROUNDS = 1200;
-    /** Rounds of {@link #shallowKernels} before {@link #kernels}: some 60 runs of each. */
+    /** Rounds of {@link #shallowKernels} before {@link #kernels}: some 50 runs of each. */
     private static final int SHALLOW_ROUNDS = 480;
     /** How long closing the backend waits for a round in progress (a round takes milliseconds). */
     private static final long STOP_WAIT_MS = 5_000;
@@ -113,26 +113,30 @@ final class Warmup {
     }
 
     /**
-     * The routes of {@link #kernels} with reductions at most 27 deep, and the pools, run first.
-     * HotSpot compiles a method with C2 either because it was called often or, on a long loop, by
-     * on-stack replacement (OSR) of the running frame; deep reductions ask for the second first. On
-     * a 2-vCPU machine the micro-kernel's OSR compile took 0.8 s of the one C2 thread (against 0.2 s
-     * for the normal compile), and one was thrown away when a class loaded meanwhile, so ResNet-50's
-     * first iteration waited for the queue behind them (-XX:+PrintCompilation). Shallow reductions
-     * keep the loops' back-edge counts below the OSR threshold until the call counts reach C2's.
+     * The routes of {@link #kernels} with reductions 45 to 48 deep, and the pools, run first. HotSpot
+     * compiles a method with C2 either because it was called often or, on a long loop, by on-stack
+     * replacement (OSR) of the running frame; deep reductions ask for the second first. On a 2-vCPU
+     * machine the micro-kernel's OSR compile took 0.8 s of the one C2 thread (against 0.2 s for the
+     * normal compile), and one was thrown away when a class loaded meanwhile, so ResNet-50's first
+     * iteration waited for the queue behind them (-XX:+PrintCompilation). At 48 steps a loop's
+     * back-edge count stays below the OSR threshold until the call count reaches C2's (600 calls).
+     * Not shallower: C2 shapes a loop by the trip counts profiled before it compiles, and with
+     * reductions at most 27 deep ResNet-50's steady state was 2% slower in four of four alternating
+     * anchors runs; at 45-48 no difference showed (4 pairs), and the first iteration took
+     * 1.19-1.27 s against 1.38-2.34 s without this phase (5 pairs).
      */
     static List<Runnable> shallowKernels(Arena arena) {
         return List.of(
-                matmul(arena, 36, 24, 150, OpKind.ReLU),
-                matmul(arena, 18, 24, 150, OpKind.GELU),
+                matmul(arena, 36, 48, 150, OpKind.ReLU),
+                matmul(arena, 18, 48, 150, OpKind.GELU),
                 // the one-row and pooling kernels run once per panel and per plane row: more of those,
                 // so that they too reach C2's call count in this phase
-                matmul(arena, 1, 24, 600, OpKind.ReLU),
-                conv(arena, 16, 8, 8, 32, 1, 1, 0),
-                conv(arena, 16, 16, 16, 32, 1, 2, 0),
-                conv(arena, 3, 4, 48, 16, 3, 1, 1),
-                conv(arena, 3, 7, 7, 32, 3, 1, 1),
-                conv(arena, 3, 14, 14, 16, 3, 2, 1),
+                matmul(arena, 1, 48, 600, OpKind.ReLU),
+                conv(arena, 48, 8, 8, 32, 1, 1, 0),
+                conv(arena, 48, 16, 16, 32, 1, 2, 0),
+                conv(arena, 5, 4, 48, 16, 3, 1, 1),
+                conv(arena, 5, 7, 7, 32, 3, 1, 1),
+                conv(arena, 5, 14, 14, 16, 3, 2, 1),
                 maxPool(arena, 32, 18, 18),
                 globalMean(arena, 40, 7, 7));
     }
