@@ -2,6 +2,7 @@ package io.partita.backend.dnnl.internal.gemm;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
 
 /**
  * The right-hand matrix B[K, N] of a product, packed for the micro-kernel: panels of
@@ -119,7 +120,7 @@ public final class PackedB implements PanelSource {
             int cols = Math.min(nr, n - j0);
             int base = panel * k * nr;
             if (cols < nr) {
-                java.util.Arrays.fill(dst, base, base + k * nr, 0f);
+                Arrays.fill(dst, base, base + k * nr, 0f);
             }
             for (int j = 0; j < cols; j++) {
                 int src = (j0 + j) * k;

@@ -1,5 +1,8 @@
 package io.partita.backend.dnnl.internal.ops;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
 /**
  * A 2-D convolution's sizes, resolved: images, channels (all and per group), spatial sizes,
  * kernel, strides, dilations (1 = none), begin paddings (auto_pad already applied; negative crops),
@@ -42,11 +45,11 @@ record ConvShape(int n, int ic, int ih, int iw, int oc, int oh, int ow, int kh, 
      * execution, before the JIT has compiled much: ResNet-50's 25 M weights read one by one through the
      * segment, with index arithmetic per element, were a quarter of its first iteration.
      */
-    void denseWeights(java.lang.foreign.MemorySegment w, long so, long si, long sh, long sw, float[] dst) {
+    void denseWeights(MemorySegment w, long so, long si, long sh, long sw, float[] dst) {
         int icg = icg();
         int taps = kh * kw;
         if (so == (long) icg * taps && si == taps && sh == kw && sw == 1) {
-            java.lang.foreign.MemorySegment.copy(w, java.lang.foreign.ValueLayout.JAVA_FLOAT_UNALIGNED, 0, dst, 0,
+            MemorySegment.copy(w, ValueLayout.JAVA_FLOAT_UNALIGNED, 0, dst, 0,
                     Math.multiplyExact(oc, icg * taps));
             return;
         }
@@ -55,7 +58,7 @@ record ConvShape(int n, int ic, int ih, int iw, int oc, int oh, int ow, int kh, 
             for (int i = 0; i < icg; i++) {
                 for (int y = 0; y < kh; y++) {
                     for (int x = 0; x < kw; x++) {
-                        dst[at++] = w.get(java.lang.foreign.ValueLayout.JAVA_FLOAT_UNALIGNED,
+                        dst[at++] = w.get(ValueLayout.JAVA_FLOAT_UNALIGNED,
                                 4L * (o * so + i * si + y * sh + x * sw));
                     }
                 }
