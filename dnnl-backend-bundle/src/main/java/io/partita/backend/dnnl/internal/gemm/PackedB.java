@@ -106,29 +106,13 @@ public final class PackedB implements PanelSource {
     /**
      * Packs B[k, n] given transposed in an array, element (kk, j) at {@code bt[j * k + kk]}, into
      * {@code dst} (at least {@link #packedLength} floats; a last panel's idle columns zero): a
-     * convolution's dense weights, in a graph's first execution, so array reads rather than one
-     * segment access per element, which the JIT has not compiled yet then.
+     * convolution's dense weights, packed straight into the cached buffer.
      */
     public static void packTransposed(float[] bt, int k, int n, float[] dst) {
-        int nr = Sgemm.NR;
-        int panels = (n + nr - 1) / nr;
         if (dst.length < packedLength(k, n)) {
             throw new IllegalArgumentException("packed B needs " + packedLength(k, n) + " floats, got " + dst.length);
         }
-        for (int panel = 0; panel < panels; panel++) {
-            int j0 = panel * nr;
-            int cols = Math.min(nr, n - j0);
-            int base = panel * k * nr;
-            if (cols < nr) {
-                Arrays.fill(dst, base, base + k * nr, 0f);
-            }
-            for (int j = 0; j < cols; j++) {
-                int src = (j0 + j) * k;
-                for (int kk = 0, o = base + j; kk < k; kk++, o += nr) {
-                    dst[o] = bt[src + kk];
-                }
-            }
-        }
+        fill(MemorySegment.ofArray(bt), 0, 1, k, k, n, dst);
     }
 
     /** Per thread: one column of a transposed B (packing runs per call for weights that are not constant). */
@@ -143,15 +127,24 @@ public final class PackedB implements PanelSource {
     }
 
     void fill(MemorySegment b, long off, long rowStride, long colStride) {
+        fill(b, off, rowStride, colStride, k, n, data);
+    }
+
+    /** Packs B[k, n] (element (kk, j) at byte {@code off + 4 * (kk * rowStride + j * colStride)}) into {@code dst}. */
+    private static void fill(MemorySegment b, long off, long rowStride, long colStride, int k, int n, float[] dst) {
         int nr = Sgemm.NR;
+        int panels = (n + nr - 1) / nr;
         for (int panel = 0; panel < panels; panel++) {
             int j0 = panel * nr;
             int cols = Math.min(nr, n - j0);
             int base = panel * k * nr;
+            if (cols < nr) {
+                Arrays.fill(dst, base, base + k * nr, 0f); // the idle columns of a reused buffer
+            }
             if (colStride == 1) {
                 for (int kk = 0; kk < k; kk++) {
                     long src = off + 4L * (kk * rowStride + j0);
-                    MemorySegment.copy(b, F, src, data, base + kk * nr, cols);
+                    MemorySegment.copy(b, F, src, dst, base + kk * nr, cols);
                 }
             } else if (rowStride == 1) {
                 // B transposed (a [N, K] weight, as ONNX Gemm's transB): each column is one run of K
@@ -161,14 +154,14 @@ public final class PackedB implements PanelSource {
                 for (int j = 0; j < cols; j++) {
                     MemorySegment.copy(b, F, off + 4L * ((long) (j0 + j) * colStride), column, 0, k);
                     for (int kk = 0, o = base + j; kk < k; kk++, o += nr) {
-                        data[o] = column[kk];
+                        dst[o] = column[kk];
                     }
                 }
             } else {
                 for (int j = 0; j < cols; j++) {
                     long src = off + 4L * ((long) (j0 + j) * colStride);
                     for (int kk = 0; kk < k; kk++) {
-                        data[base + kk * nr + j] = b.get(F, src + 4L * kk * rowStride);
+                        dst[base + kk * nr + j] = b.get(F, src + 4L * kk * rowStride);
                     }
                 }
             }

@@ -57,8 +57,7 @@ class ChannelGemmTest {
         float[] bv = random(k * n, r);
         float[] bias = withBias ? random(m + 3, r) : null;
         float[] res = withResidual ? random(m * n, r) : null;
-        PackedA a = PackedA.pack(new StridedRows(MemorySegment.ofArray(av), 0, k, 1, m, k),
-                new float[(int) PackedA.packedLength(m, k)]);
+        PackedA a = packed(av, m, k);
         // C and the residual inside larger segments, at offsets: the epilogue must use each one's own
         MemorySegment c = MemorySegment.ofArray(new float[m * n + 40]);
         MemorySegment resSeg = res == null ? null : MemorySegment.ofArray(new float[m * n + 24]);
@@ -103,8 +102,7 @@ class ChannelGemmTest {
         float[] bv = random(k * n, r);
         float[] before = random(m * n, r);
         MemorySegment c = MemorySegment.ofArray(before.clone());
-        PackedA a = PackedA.pack(new StridedRows(MemorySegment.ofArray(av), 0, k, 1, m, k),
-                new float[(int) PackedA.packedLength(m, k)]);
+        PackedA a = packed(av, m, k);
         ChannelGemm.multiply(a, new CountingPanels(bv, k, n), c, 0, n,
                 new ChannelGemm.RowEpilogue(null, 0, c, 0, false), POOL);
         for (int i = 0; i < m; i++) {
@@ -130,8 +128,7 @@ class ChannelGemmTest {
         int n = 260;
         SplittableRandom r = new SplittableRandom(9);
         float[] av = random(m * k, r);
-        PackedA a = PackedA.pack(new StridedRows(MemorySegment.ofArray(av), 0, k, 1, m, k),
-                new float[(int) PackedA.packedLength(m, k)]);
+        PackedA a = packed(av, m, k);
         ExecutorService callers = Executors.newFixedThreadPool(4);
         try {
             List<Future<?>> done = new ArrayList<>();
@@ -170,8 +167,7 @@ class ChannelGemmTest {
         assertTrue(ChannelGemm.applies(Sgemm.KC));
         assertFalse(ChannelGemm.applies(Sgemm.KC + 1));
         int k = Sgemm.KC + 1;
-        PackedA a = PackedA.pack(new StridedRows(MemorySegment.ofArray(new float[4 * k]), 0, k, 1, 4, k),
-                new float[(int) PackedA.packedLength(4, k)]);
+        PackedA a = packed(new float[4 * k], 4, k);
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> ChannelGemm.multiply(a, new CountingPanels(new float[k * 16], k, 16),
                         MemorySegment.ofArray(new float[64]), 0, 16, ChannelGemm.RowEpilogue.NONE, null));
@@ -181,8 +177,7 @@ class ChannelGemmTest {
     @Test
     void refusesAAndBOfDifferentK() {
         assumeFourRowKernel();
-        PackedA a = PackedA.pack(new StridedRows(MemorySegment.ofArray(new float[4 * 8]), 0, 8, 1, 4, 8),
-                new float[(int) PackedA.packedLength(4, 8)]);
+        PackedA a = packed(new float[4 * 8], 4, 8);
         MemorySegment c = MemorySegment.ofArray(new float[64]);
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> ChannelGemm.multiply(a, new CountingPanels(new float[9 * 16], 9, 16), c, 0, 16,
@@ -204,5 +199,11 @@ class ChannelGemmTest {
             v[i] = (float) (r.nextDouble() * 2 - 1);
         }
         return v;
+    }
+
+    /** A[m, k], row-major in {@code av}, packed as the convolution packs its weights. */
+    private static PackedA packed(float[] av, int m, int k) {
+        return PackedA.pack(new StridedRows(MemorySegment.ofArray(av), 0, k, 1, m, k),
+                new float[(int) PackedA.packedLength(m, k)]);
     }
 }
