@@ -235,6 +235,14 @@ public final class LogicalTensor {
         return strides == null ? null : strides.clone();
     }
 
+    /** Stride {@code i} of a STRIDED tensor (no copy of the array: per-call code reads them all). */
+    public long stride(int i) {
+        if (strides == null) {
+            throw new IllegalStateException("tensor " + id + " has layout " + layoutType + ", not strided: no strides");
+        }
+        return strides[i];
+    }
+
     public long layoutId() {
         return layoutId;
     }

@@ -3,7 +3,7 @@
  * following the oneDNN Graph programming model.
  */
 @Export
-@Version("0.6.0")
+@Version("0.7.0")
 package io.partita.graph;
 
 import org.osgi.annotation.bundle.Export;

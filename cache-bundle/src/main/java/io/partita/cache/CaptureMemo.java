@@ -102,6 +102,17 @@ public final class CaptureMemo<V> {
             return this;
         }
 
+        /**
+         * Forgets what was captured, dropping the references to captured memory, so that a caller
+         * can reuse the capture (and its grown arrays) for its next call instead of allocating one.
+         */
+        public Capture clear() {
+            Arrays.fill(targets, 0, nTargets, null);
+            nTargets = 0;
+            nValues = 0;
+            return this;
+        }
+
         public Capture values(long[] vs) {
             value(vs.length);
             for (long v : vs) {

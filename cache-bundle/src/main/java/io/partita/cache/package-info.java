@@ -7,7 +7,7 @@
  * path the instance a runtime creates with {@link java.util.ServiceLoader} and hands to its backends.
  */
 @Export
-@Version("0.7.0")
+@Version("0.8.0")
 package io.partita.cache;
 
 import org.osgi.annotation.bundle.Export;

@@ -92,6 +92,40 @@ class CaptureMemoTest {
         assertEquals(List.of("rec1"), released);
     }
 
+    @Test
+    void aClearedCaptureIsReusedAndHoldsNoMemory() throws InterruptedException {
+        CaptureMemo.Capture reused = new CaptureMemo.Capture();
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment m = a.allocate(64);
+            long[] longShape = new long[600]; // past the capture's first arrays: they grow, then are kept
+            try (var e = acquire(reused.memory(m).value(1).values(longShape))) {
+                assertTrue(e.recorded());
+            }
+            try (var e = acquire(reused.clear().memory(m).value(1).values(longShape))) {
+                assertFalse(e.recorded());
+                assertEquals("rec1", e.value());
+            }
+            try (var e = acquire(reused.clear().memory(m).value(2).values(longShape))) { // no stale values match
+                assertTrue(e.recorded());
+            }
+        }
+        // a cleared capture kept for reuse must not keep captured memory (and its entry) alive
+        CaptureMemo<String> own = new CaptureMemo<>(2, v -> { });
+        recordAutoWith(own, reused);
+        reused.clear();
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (own.size() > 0 && System.nanoTime() < deadline) {
+            System.gc();
+            Thread.sleep(20);
+        }
+        assertEquals(0, own.size());
+    }
+
+    private static void recordAutoWith(CaptureMemo<String> memo, CaptureMemo.Capture c) {
+        MemorySegment m = Arena.ofAuto().allocate(64);
+        memo.acquire(c.memory(m).value(0), () -> "auto").close();
+    }
+
     private void recordAuto() {
         MemorySegment m = Arena.ofAuto().allocate(64);
         acquire(capture(m, 0)).close();

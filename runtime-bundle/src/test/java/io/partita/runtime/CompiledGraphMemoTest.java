@@ -3,6 +3,7 @@ package io.partita.runtime;
 import static io.partita.graph.LogicalTensor.DYNAMIC_DIM;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.foreign.Arena;
@@ -17,10 +18,13 @@ import io.partita.graph.Engine;
 import io.partita.graph.EngineKind;
 import io.partita.graph.Graph;
 import io.partita.graph.GraphRuntime;
+import io.partita.graph.InvalidArgumentException;
+import io.partita.graph.LayoutType;
 import io.partita.graph.LogicalTensor;
 import io.partita.graph.Op;
 import io.partita.graph.OpKind;
 import io.partita.graph.PartitionPolicy;
+import io.partita.graph.PropertyType;
 import io.partita.graph.Stream;
 import io.partita.graph.Tensor;
 
@@ -146,6 +150,25 @@ class CompiledGraphMemoTest {
             assertOutput(small, cg.execute(s, Map.of(0L, small)));
             assertOutput(big, cg.execute(s, Map.of(0L, big)));
             assertEquals(2, cg.memo().misses());
+            assertEquals(2, cg.memo().hits());
+        }
+    }
+
+    /** Other strides over the same memory are refused, naming them; the recorded plan still replays. */
+    @Test
+    void aCallRefusedForItsStridesLeavesTheMemoIntact() {
+        try (Arena arena = Arena.ofShared(); CompiledGraphImpl cg = chain(DYNAMIC_DIM)) {
+            Stream s = new Stream(CPU);
+            Tensor rows = input(arena, 4, 0);
+            assertOutput(rows, cg.execute(s, Map.of(0L, rows)));
+            assertOutput(rows, cg.execute(s, Map.of(0L, rows)));
+            Tensor cols = Tensor.of(LogicalTensor.of(0, DataType.F32, new long[] {4, 4}, LayoutType.STRIDED,
+                    new long[] {1, 4}, PropertyType.VARIABLE), CPU, rows.data());
+            InvalidArgumentException e = assertThrows(InvalidArgumentException.class,
+                    () -> cg.execute(s, Map.of(0L, cols)));
+            assertTrue(e.getMessage().contains("strides [1,4]"), e.getMessage());
+            assertEquals(1, cg.memo().hits());
+            assertOutput(rows, cg.execute(s, Map.of(0L, rows)));
             assertEquals(2, cg.memo().hits());
         }
     }

@@ -5,6 +5,7 @@ import jdk.incubator.vector.VectorSpecies;
 
 import io.partita.backend.dnnl.internal.gemm.MicroKernels;
 import io.partita.backend.dnnl.internal.gemm.Sgemm;
+import io.partita.backend.dnnl.internal.gemm.TileBuffer;
 import io.partita.backend.dnnl.internal.isa.Isa;
 
 /**
@@ -187,12 +188,15 @@ public final class KernelProbe {
 
     static final java.lang.foreign.MemorySegment CSEG = java.lang.foreign.Arena.global().allocate(4L * 14 * 1024, 64);
 
+    /** The micro-kernel's own partial-tile buffer (whole tiles, as here, do not use it). */
+    private static final TileBuffer TILE = new TileBuffer();
+
     static void mk(float[] ap, int aOff, float[] bp, int bOff, int kc, float[] tile) {
-        MicroKernels.run(ap, aOff, bp, bOff, kc, CSEG, 0, 4096, true, Sgemm.MR, Sgemm.NR, tile);
+        MicroKernels.run(ap, aOff, bp, bOff, kc, CSEG, 0, 4096, true, Sgemm.MR, Sgemm.NR, TILE);
     }
 
     static void mkNoAcc(float[] ap, int aOff, float[] bp, int bOff, int kc, float[] tile) {
-        MicroKernels.run(ap, aOff, bp, bOff, kc, CSEG, 0, 4096, false, Sgemm.MR, Sgemm.NR, tile);
+        MicroKernels.run(ap, aOff, bp, bOff, kc, CSEG, 0, 4096, false, Sgemm.MR, Sgemm.NR, TILE);
     }
 
     interface K { void run(float[] ap, int aOff, float[] bp, int bOff, int kc, float[] tile); }

@@ -127,9 +127,9 @@ public final class ChannelGemm {
      * computed into {@code values}, then its mr x cols of them through the epilogue.
      */
     private static void partial(float[] ap, int aOff, float[] bp, int bOff, int k, MemorySegment c, long cOff,
-            long tile, long ldcBytes, RowEpilogue e, int r0, int mr, int cols, float[] values) {
-        MicroKernels.run(ap, aOff, bp, bOff, k, MemorySegment.ofArray(values), 0, 4L * Sgemm.NR, false, Sgemm.MR,
-                Sgemm.NR, values);
+            long tile, long ldcBytes, RowEpilogue e, int r0, int mr, int cols, TileBuffer t) {
+        MicroKernels.loop4Direct(ap, aOff, bp, bOff, k, t.view, 0, 4L * Sgemm.NR, null, 0, null, 0, null, 0, false);
+        float[] values = t.values;
         for (int r = 0; r < mr; r++) {
             float add = e.bias() == null ? 0f : e.bias()[e.biasOff() + r0 + r];
             long row = tile + r * ldcBytes;
@@ -149,7 +149,7 @@ public final class ChannelGemm {
     /** Per-thread buffers: the chunk of packed panels, a partial tile. */
     private static final class Scratch {
         float[] chunk = new float[0];
-        final float[] tile = new float[Sgemm.MR * Sgemm.NR];
+        final TileBuffer tile = new TileBuffer();
 
         float[] chunk(int need) {
             if (chunk.length < need) {

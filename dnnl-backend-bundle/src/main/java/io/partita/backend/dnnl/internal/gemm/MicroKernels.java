@@ -53,7 +53,7 @@ public final class MicroKernels {
      * {@code bp[bOff + kk * NR + j]}, C element (r, j) at byte {@code cOff + r * ldcBytes + 4 * j}.
      */
     public static void run(float[] ap, int aOff, float[] bp, int bOff, int kc, MemorySegment c, long cOff, long ldcBytes,
-            boolean accumulate, int mr, int cols, float[] tile) {
+            boolean accumulate, int mr, int cols, TileBuffer tile) {
         run(ap, aOff, bp, bOff, kc, c, cOff, ldcBytes, accumulate, mr, cols, tile, null, 0, false);
     }
 
@@ -65,7 +65,7 @@ public final class MicroKernels {
      * too large to inline here, and a call would box every vector.
      */
     public static void run(float[] ap, int aOff, float[] bp, int bOff, int kc, MemorySegment c, long cOff, long ldcBytes,
-            boolean accumulate, int mr, int cols, float[] tile, float[] bias, int biasOff, boolean relu) {
+            boolean accumulate, int mr, int cols, TileBuffer tile, float[] bias, int biasOff, boolean relu) {
         if (MR == 4) {
             k4(ap, aOff, bp, bOff, kc, c, cOff, ldcBytes, accumulate, mr, cols, tile, bias, biasOff, relu);
         } else if (mr > 8) {
@@ -78,9 +78,9 @@ public final class MicroKernels {
     }
 
     private static void k14(float[] ap, int aOff, float[] bp, int bOff, int kc, MemorySegment c, long cOff,
-            long ldcBytes, boolean accumulate, int mr, int cols, float[] tile, float[] bias, int biasOff, boolean relu) {
-        loop14(ap, aOff, bp, bOff, kc, tile);
-        flush(tile, c, cOff, ldcBytes, accumulate, mr, cols, bias, biasOff, relu);
+            long ldcBytes, boolean accumulate, int mr, int cols, TileBuffer tile, float[] bias, int biasOff, boolean relu) {
+        loop14(ap, aOff, bp, bOff, kc, tile.values);
+        flush(tile.values, c, cOff, ldcBytes, accumulate, mr, cols, bias, biasOff, relu);
     }
 
     private static void loop14(float[] ap, int aOff, float[] bp, int bOff, int kc, float[] tile) {
@@ -178,9 +178,9 @@ public final class MicroKernels {
     }
 
     private static void k8(float[] ap, int aOff, float[] bp, int bOff, int kc, MemorySegment c, long cOff,
-            long ldcBytes, boolean accumulate, int mr, int cols, float[] tile, float[] bias, int biasOff, boolean relu) {
-        loop8(ap, aOff, bp, bOff, kc, tile);
-        flush(tile, c, cOff, ldcBytes, accumulate, mr, cols, bias, biasOff, relu);
+            long ldcBytes, boolean accumulate, int mr, int cols, TileBuffer tile, float[] bias, int biasOff, boolean relu) {
+        loop8(ap, aOff, bp, bOff, kc, tile.values);
+        flush(tile.values, c, cOff, ldcBytes, accumulate, mr, cols, bias, biasOff, relu);
     }
 
     private static void loop8(float[] ap, int aOff, float[] bp, int bOff, int kc, float[] tile) {
@@ -242,15 +242,15 @@ public final class MicroKernels {
     }
 
     private static void k4(float[] ap, int aOff, float[] bp, int bOff, int kc, MemorySegment c, long cOff,
-            long ldcBytes, boolean accumulate, int mr, int cols, float[] tile, float[] bias, int biasOff, boolean relu) {
+            long ldcBytes, boolean accumulate, int mr, int cols, TileBuffer tile, float[] bias, int biasOff, boolean relu) {
         if (mr == 4 && cols == NR) {
             loop4Direct(ap, aOff, bp, bOff, kc, c, cOff, ldcBytes, accumulate ? null : bias, biasOff, null, 0,
                     accumulate ? c : null, cOff, relu);
             return;
         }
         // a partial tile through the tile array, from which flush writes its rows and columns
-        loop4Direct(ap, aOff, bp, bOff, kc, MemorySegment.ofArray(tile), 0, 4L * NR, null, 0, null, 0, null, 0, false);
-        flush(tile, c, cOff, ldcBytes, accumulate, mr, cols, bias, biasOff, relu);
+        loop4Direct(ap, aOff, bp, bOff, kc, tile.view, 0, 4L * NR, null, 0, null, 0, null, 0, false);
+        flush(tile.values, c, cOff, ldcBytes, accumulate, mr, cols, bias, biasOff, relu);
     }
 
     /**

@@ -307,7 +307,7 @@ public final class Sgemm {
         /** The call whose A {@link #a} holds, packed whole ({@link Job#ownPackedA}); 0: none. */
         long packedJob;
         float[] b = new float[NR * KC];
-        final float[] tile = new float[MR * NR];
+        final TileBuffer tile = new TileBuffer();
 
         float[] a(int need) {
             if (a.length < need) {
