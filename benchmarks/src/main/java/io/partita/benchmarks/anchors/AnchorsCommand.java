@@ -42,7 +42,8 @@ import java.util.concurrent.TimeUnit;
  * <p>The network cases ({@code resnet50}, {@code bert_layer}: {@link Case.Network}) are whole ONNX
  * models: Partita imports and runs them as {@code partita run} does, ONNX Runtime loads the same
  * bytes; the onednn contender skips them ({@link Contenders#runs}), so their lines carry only
- * {@code ratio_vs_ort}, with each contender's p99 and first-inference latency next to the median.
+ * {@code ratio_vs_ort}, with each contender's p99 and first-inference latency next to the median
+ * (timed over at least {@value #NETWORK_MIN_ITERS} iterations, so that the p99 is not just the slowest one).
  * In every round each contender writes its output, and Partita's is compared with ONNX Runtime's
  * ({@link #compareOutputs}: {@value #NET_RTOL} relative plus {@value #NET_ATOL} of the largest
  * output magnitude); a mismatch, or a round in which either produced no output, is printed on the
@@ -82,6 +83,11 @@ public final class AnchorsCommand {
     // Vector API loops); half a second left the convolution at a third of its speed. Natives don't mind.
     private double warmup = 3.0;
     private int minIters = 20;
+    /**
+     * Timed iterations at least on the network cases, whose p99 is reported: of 20 iterations (a
+     * second of ResNet-50) the p99 is the slowest one, a single host hiccup; of 200, the second slowest.
+     */
+    static final int NETWORK_MIN_ITERS = 200;
     private int rounds = 1;
     private int busyRetries = 2;
     private boolean verify;
@@ -206,8 +212,9 @@ public final class AnchorsCommand {
 
     private int benchAll() throws IOException, InterruptedException {
         System.out.printf(Locale.ROOT, "anchors: %d threads, f32; median latency of timed iterations after warm-up "
-                + "(>= %.1f s and >= %d iterations per case, warm-up >= %.1f s); one child JVM per contender and case, "
-                + "run one at a time%s%n", threads, minTime, minIters, warmup,
+                + "(>= %.1f s and >= %d iterations per case, >= %d on networks, warm-up >= %.1f s); one child JVM per "
+                + "contender and case, run one at a time%s%n", threads, minTime, minIters,
+                Math.max(minIters, NETWORK_MIN_ITERS), warmup,
                 rounds > 1 ? "; " + rounds + " rounds (contender order rotated), median of the undisturbed rounds' medians" : "");
         System.out.println("child JVM: " + String.join(" ", childCommand("<contender>", "<case>", "bench", null))
                 + "   env OMP_NUM_THREADS=" + threads + (onednnMaxIsa == null ? "" : " ONEDNN_MAX_CPU_ISA=" + onednnMaxIsa));
@@ -576,7 +583,8 @@ public final class AnchorsCommand {
         cmd.add(mode);
         cmd.add(Double.toString(minTime));
         cmd.add(Double.toString(warmup));
-        cmd.add(Integer.toString(minIters));
+        boolean network = !caseName.startsWith("<") && Case.byName(caseName) instanceof Case.Network;
+        cmd.add(Integer.toString(network ? Math.max(minIters, NETWORK_MIN_ITERS) : minIters));
         return cmd;
     }
 

@@ -52,6 +52,13 @@ public final class SingleOpsProbe {
                                 false, 0, PostOpChain.EMPTY, new int[0])),
                         ins(arena, e, DataType.F32, pin), outs(arena, e, DataType.F32, pout), pool);
             }
+            long[] stem = {1, 64, 112, 112}; // ResNet-50's pool after the stem
+            long[] stemOut = {1, 64, 56, 56};
+            run(only, "maxpool NCX 3x3/2 " + Arrays.toString(stem), new PoolPrimitive(
+                    new PoolPrimitive.Desc(true, false, stem, LogicalTensor.denseStrides(stem), stemOut,
+                            new int[] {1, 3, 3}, new int[] {1, 2, 2}, new int[] {1, 1, 1}, new int[] {0, 1, 1},
+                            false, 0, PostOpChain.EMPTY, new int[0])),
+                    ins(arena, e, DataType.F32, stem), outs(arena, e, DataType.F32, stemOut), pool);
             long[] nin = {64, 56, 56, 64};
             long[] nout = {64, 28, 28, 64};
             run(only, "maxpool NXC 3x3/2 " + Arrays.toString(nin), new PoolPrimitive(new PoolPrimitive.Desc(true, true,

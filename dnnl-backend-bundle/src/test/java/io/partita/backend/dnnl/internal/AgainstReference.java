@@ -37,6 +37,11 @@ final class AgainstReference {
      * @return the partitions the dnnl runtime made (to check what was claimed)
      */
     static List<Partition> check(Consumer<Graph> build, long seed) {
+        return check(build, seed, in -> { });
+    }
+
+    /** As above, with the seeded inputs edited by {@code edit} first (special values at chosen places). */
+    static List<Partition> check(Consumer<Graph> build, long seed, Consumer<Map<Long, Tensor>> edit) {
         assertTrue(WITH_DNNL.backends().stream().anyMatch(b -> b.id().equals("dnnl")), "dnnl is discovered");
         Graph g = WITH_DNNL.createGraph(EngineKind.CPU);
         build.accept(g);
@@ -48,6 +53,7 @@ final class AgainstReference {
         try (Arena arena = Arena.ofShared(); CompiledGraph cg = WITH_DNNL.compile(g, PartitionPolicy.FUSION, e);
                 CompiledGraph rg = REFERENCE.compile(r, PartitionPolicy.DEBUG, e)) {
             Map<Long, Tensor> in = RandomInputs.forGraph(SCHEMAS, g, e, arena, seed);
+            edit.accept(in);
             Map<Long, Tensor> expected = rg.execute(new Stream(e), in);
             for (int round = 0; round < 2; round++) { // the second round reuses cached constants
                 Map<Long, Tensor> actual = cg.execute(new Stream(e), in);

@@ -17,6 +17,7 @@ import io.partita.graph.LogicalTensor;
 import io.partita.graph.Op;
 import io.partita.graph.OpKind;
 import io.partita.graph.Partition;
+import io.partita.graph.Tensor;
 
 /**
  * MaxPool and AvgPool partitions (NCX/NXC, 1-3 spatial dims, strides, pads incl. negative ones,
@@ -106,6 +107,35 @@ class PoolAgainstReferenceTest {
         List<Partition> parts = AgainstReference.check(g -> g.add(pool("MaxPool", "NCX",
                 stored(0, DataType.F32, d, order), any(1), "3,3", "2,2", "1,1", "1,1", "", "floor", "None", false)), 5);
         assertClaimed(parts, "dnnl", 0);
+    }
+
+    /** NaN (anywhere in a window: the result is NaN) and signed zeros on the stride-2 max path, padded and not. */
+    @Test
+    void stride2MaxTakesSpecialValuesAsTheReference() {
+        long[] d = {1, 3, 12, 40};
+        AgainstReference.check(g -> g.add(pool("MaxPool", "NCX", f32(0, d), any(1), "3,3", "2,2", "0,0", "1,1", "",
+                "floor", "None", false)), 17, in -> {
+                    Tensor x = in.get(0L);
+                    float[] v = new float[(int) x.logicalTensor().elementCount()];
+                    for (int i = 0; i < v.length; i++) {
+                        v[i] = switch (i % 23) {
+                            case 0, 7 -> Float.NaN;
+                            case 3, 11 -> -0f;
+                            case 5, 13 -> 0f;
+                            default -> (i * 37 % 101 - 80) / 16f; // mostly negative: zeros often win
+                        };
+                    }
+                    x.copyFrom(v);
+                });
+        AgainstReference.check(g -> g.add(pool("MaxPool", "NCX", f32(0, d), any(1), "3,3", "2,2", "1,1", "1,1", "",
+                "floor", "None", false)), 18, in -> {
+                    Tensor x = in.get(0L);
+                    float[] v = new float[(int) x.logicalTensor().elementCount()];
+                    for (int i = 0; i < v.length; i++) {
+                        v[i] = i % 40 % 6 == 2 && i / 40 % 2 == 0 ? Float.NaN : -1f - i % 7; // NaN mid-window
+                    }
+                    x.copyFrom(v);
+                });
     }
 
     @ParameterizedTest(name = "{0} {1} strided={2}")

@@ -40,7 +40,11 @@ final class PoolRef {
         return a;
     }
 
-    /** dst = max over each window's in-range values ({@code empty} when a window has none). */
+    /**
+     * dst = max over each window's in-range values ({@code empty} when a window has none); a NaN
+     * anywhere in the window makes the result NaN, as NumPy's and PyTorch's max pooling (it used to
+     * count only as the window's first value, any later NaN being skipped by the comparison).
+     */
     static void maxForward(Geom g, double[] src, double[] dst, double empty) {
         walk(g, (si, di, count) -> {
             if (count == 0) {
@@ -50,7 +54,7 @@ final class PoolRef {
             double m = src[si[0]];
             for (int i = 1; i < count; i++) {
                 double v = src[si[i]];
-                if (v > m) {
+                if (v > m || Double.isNaN(v)) {
                     m = v;
                 }
             }

@@ -289,8 +289,9 @@ public final class PoolPrimitive implements Primitive {
     /**
      * Every output row of depth {@code od} of a plane on the stride-2 max path. Per row: the
      * window's source rows, combined, fill {@code line} from position padBegin (the rest is -inf, so
-     * padding never wins); output ow's window is then positions 2ow + kw, and for each kernel column
-     * kw the even lanes of two vectors from 2 ow0 + kw hold a vector of outputs' values.
+     * padding never wins); output ow's window is then positions 2ow + kw, and each position's maximum
+     * over the kernel columns, taken over two vectors from 2 ow0, holds a vector of outputs' values in
+     * its even lanes.
      */
     private void pairsPlane(MemorySegment src, MemorySegment dst, int plane, int od, float[] line,
             PostOpChain.Bound post) {
@@ -306,7 +307,18 @@ public final class PoolPrimitive implements Primitive {
         for (int oh = 0; oh < out[1]; oh++) {
             long first = base + (long) (ah.first[oh] + ah.lo[oh]) * ssp[1];
             int rows = ah.count(oh);
-            for (int j = 0; j < cols; j += L) {
+            int j = 0;
+            if (rows == 3) { // the common 3-row window, written out: the inner loop over rows cost a third
+                long row = 4L * ssp[1];
+                for (; j + L <= cols; j += L) {
+                    long at = 4 * (first + j);
+                    FloatVector v = FloatVector.fromMemorySegment(S, src, at, ORDER)
+                            .max(FloatVector.fromMemorySegment(S, src, at + row, ORDER))
+                            .max(FloatVector.fromMemorySegment(S, src, at + 2 * row, ORDER));
+                    v.intoArray(line, pw + j);
+                }
+            }
+            for (; j < cols; j += L) {
                 boolean whole = j + L <= cols;
                 VectorMask<Float> m = whole ? null : S.indexInRange(j, cols);
                 long at = 4 * (first + j);
@@ -325,12 +337,21 @@ public final class PoolPrimitive implements Primitive {
             }
             long f = (((long) plane * out[0] + od) * out[1] + oh) * ow;
             for (int q = 0; q < ow; q += L) {
-                FloatVector acc = FloatVector.fromArray(S, line, 2 * q).rearrange(EVEN,
-                        FloatVector.fromArray(S, line, 2 * q + L));
-                for (int k = 1; k < kw; k++) {
-                    acc = acc.max(FloatVector.fromArray(S, line, 2 * q + k).rearrange(EVEN,
-                            FloatVector.fromArray(S, line, 2 * q + k + L)));
+                // the window's maximum at every position of two vectors, then their even lanes: one
+                // two-vector shuffle per output vector instead of one per kernel column
+                int p = 2 * q;
+                FloatVector lo = FloatVector.fromArray(S, line, p);
+                FloatVector hi = FloatVector.fromArray(S, line, p + L);
+                if (kw == 3) { // written out, as the rows above
+                    lo = lo.max(FloatVector.fromArray(S, line, p + 1)).max(FloatVector.fromArray(S, line, p + 2));
+                    hi = hi.max(FloatVector.fromArray(S, line, p + L + 1))
+                            .max(FloatVector.fromArray(S, line, p + L + 2));
                 }
+                for (int k = kw == 3 ? kw : 1; k < kw; k++) {
+                    lo = lo.max(FloatVector.fromArray(S, line, p + k));
+                    hi = hi.max(FloatVector.fromArray(S, line, p + k + L));
+                }
+                FloatVector acc = lo.rearrange(EVEN, hi);
                 if (q + L <= ow) {
                     acc.intoMemorySegment(dst, 4 * (f + q), ORDER);
                 } else {
