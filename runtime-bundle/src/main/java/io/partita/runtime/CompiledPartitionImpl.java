@@ -1,5 +1,8 @@
 package io.partita.runtime;
 
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -23,12 +26,35 @@ import io.partita.spi.Kernel;
  * backend's kernel. Immutable and safe for concurrent executions.
  */
 final class CompiledPartitionImpl implements CompiledPartition {
+    private static final MethodHandle EXECUTE;
+    private static final MethodHandle RUN;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            EXECUTE = lookup.findVirtual(Kernel.class, "execute",
+                    MethodType.methodType(void.class, Stream.class, List.class, List.class));
+            RUN = lookup.findVirtual(Kernel.Call.class, "run", MethodType.methodType(void.class, Stream.class));
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
     /** Integer inputs up to this many elements have their values read for shape inference. */
     private static final int SHAPE_VALUE_LIMIT = 64;
 
     private final PartitionImpl partition;
     private final BackendHandle backend;
     private final Kernel kernel;
+    /**
+     * {@link Kernel#execute} and {@link Kernel.Call#run}, called through handles held per instance,
+     * which the JIT cannot see through. Called directly, C2 inlined the backend's whole execution
+     * path (convolution, packing, GEMM: 4.8 KB of bytecode) into the graph's replay loop: a
+     * 0.3-0.4 s compile that took one of two cores from the inference threads several seconds
+     * into a run (every slow ResNet-50 iteration after warm-up fell in one; with the handle the
+     * loop's compile took 10 ms). A handle call costs nanoseconds per partition.
+     */
+    private final MethodHandle execute = EXECUTE;
+    private final MethodHandle run = RUN;
     private final CompileRequestImpl request;
     private final Duration compileTime;
     private final Map<Long, LogicalTensor> ports = new HashMap<>();
@@ -291,7 +317,19 @@ final class CompiledPartitionImpl implements CompiledPartition {
     /** A replay's call while its caller holds the backend {@linkplain BackendHandle#enter entered}. */
     void executeEntered(Stream stream, List<Tensor> inputs, List<Tensor> outputs) {
         backend.executed();
-        kernel.execute(stream, inputs, outputs);
+        try {
+            execute.invokeExact(kernel, stream, inputs, outputs);
+        } catch (Throwable t) {
+            throw unchecked(t);
+        }
+    }
+
+    /** What a handle call threw, rethrown as is (the kernel's methods declare no checked exception). */
+    private static RuntimeException unchecked(Throwable t) {
+        if (t instanceof Error e) {
+            throw e;
+        }
+        return t instanceof RuntimeException r ? r : new IllegalStateException(t);
     }
 
     /**
@@ -300,9 +338,14 @@ final class CompiledPartitionImpl implements CompiledPartition {
      */
     Kernel.Call prepareEntered(List<Tensor> inputs, List<Tensor> outputs) {
         Kernel.Call call = kernel.prepare(inputs, outputs);
+        MethodHandle h = run;
         return stream -> {
             backend.executed();
-            call.run(stream);
+            try {
+                h.invokeExact(call, stream);
+            } catch (Throwable t) {
+                throw unchecked(t);
+            }
         };
     }
 

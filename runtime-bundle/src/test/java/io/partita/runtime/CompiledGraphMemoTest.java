@@ -3,6 +3,7 @@ package io.partita.runtime;
 import static io.partita.graph.LogicalTensor.DYNAMIC_DIM;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -100,6 +101,18 @@ class CompiledGraphMemoTest {
         }
     }
 
+    /** A chain of the given unary ops on [3,4] (tensor i to i + 1), each a partition of {@code ops}. */
+    private static CompiledGraphImpl opByOp(io.partita.testing.TestBackend ops, OpKind... kinds) {
+        RuntimeCore core = new RuntimeCore(new io.partita.cache.internal.CacheManagerImpl(Map.of()));
+        core.addBackend(ops, 100);
+        Graph g = core.createGraph(EngineKind.CPU);
+        for (int i = 0; i < kinds.length; i++) {
+            g.add(Op.builder(i, kinds[i]).input(f32(i, 3, 4)).output(f32(i + 1, 3, 4)).build());
+        }
+        g.finalizeGraph();
+        return (CompiledGraphImpl) core.compile(g, PartitionPolicy.FUSION, CPU);
+    }
+
     /**
      * The static body: partitions whose tensors all belong to the plan run the call their kernel
      * prepared once per recording; the one reading the caller's input (the head) executes per call.
@@ -107,15 +120,7 @@ class CompiledGraphMemoTest {
     @Test
     void aReplayRunsThePreparedCallsOfThePlansOwnPartitions() {
         io.partita.testing.TestBackend ops = io.partita.testing.TestBackend.opByOp("ops", 10);
-        RuntimeCore core = new RuntimeCore(new io.partita.cache.internal.CacheManagerImpl(Map.of()));
-        core.addBackend(ops, 100);
-        Graph g = core.createGraph(EngineKind.CPU);
-        g.add(Op.builder(0, OpKind.ReLU).input(f32(0, 3, 4)).output(f32(1, 3, 4)).build());
-        g.add(Op.builder(1, OpKind.Tanh).input(f32(1, 3, 4)).output(f32(2, 3, 4)).build());
-        g.add(Op.builder(2, OpKind.Abs).input(f32(2, 3, 4)).output(f32(3, 3, 4)).build());
-        g.finalizeGraph();
-        try (Arena arena = Arena.ofShared();
-                CompiledGraphImpl cg = (CompiledGraphImpl) core.compile(g, PartitionPolicy.FUSION, CPU)) {
+        try (Arena arena = Arena.ofShared(); CompiledGraphImpl cg = opByOp(ops, OpKind.ReLU, OpKind.Tanh, OpKind.Abs)) {
             assertEquals(3, cg.steps().size());
             Tensor a = input(arena, 3, 0);
             Stream s = new Stream(CPU);
@@ -135,6 +140,28 @@ class CompiledGraphMemoTest {
             CaptureMemo.setEnabled(false); // planning every call prepares nothing
             assertArrayEquals(expected(b), cg.execute(s, Map.of(0L, b)).get(3L).toDoubleArray(), 1e-6);
             assertEquals(4, ops.prepares.get());
+        }
+    }
+
+    /** A kernel's exception reaches the caller as thrown, from a per-call execution and from a prepared call. */
+    @Test
+    void aKernelsExceptionReachesTheCallerUnchanged() {
+        io.partita.testing.TestBackend ops = io.partita.testing.TestBackend.opByOp("ops", 10);
+        try (Arena arena = Arena.ofShared(); CompiledGraphImpl cg = opByOp(ops, OpKind.ReLU, OpKind.Tanh)) {
+            Tensor a = input(arena, 3, 0);
+            Stream s = new Stream(CPU);
+            cg.execute(s, Map.of(0L, a)); // records: Tanh's call is prepared
+            IllegalArgumentException boom = new IllegalArgumentException("kernel failed");
+            ops.failure = boom;
+            assertSame(boom, assertThrows(IllegalArgumentException.class, () -> cg.execute(s, Map.of(0L, a))));
+            ops.failure = null;
+            IllegalStateException prepared = new IllegalStateException("prepared call failed");
+            ops.preparedFailure = prepared;
+            int runs = ops.preparedRuns.get();
+            assertSame(prepared, assertThrows(IllegalStateException.class, () -> cg.execute(s, Map.of(0L, a))));
+            assertEquals(runs + 1, ops.preparedRuns.get(), "Tanh's prepared call ran and threw");
+            ops.preparedFailure = null;
+            assertArrayEquals(expected(a), cg.execute(s, Map.of(0L, a)).get(2L).toDoubleArray(), 1e-6);
         }
     }
 

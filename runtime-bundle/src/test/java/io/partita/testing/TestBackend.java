@@ -30,6 +30,10 @@ public final class TestBackend implements Backend {
     /** Calls prepared by a compiled graph's memoized plan, and runs of them (also counted as executions). */
     public final AtomicInteger prepares = new AtomicInteger();
     public final AtomicInteger preparedRuns = new AtomicInteger();
+    /** When set, what every execution throws (a failing kernel). */
+    public volatile RuntimeException failure;
+    /** When set, what every prepared run throws. */
+    public volatile RuntimeException preparedFailure;
     private final ReferenceBackend delegate = new ReferenceBackend();
 
     public TestBackend(String id, int rank, BiFunction<GraphView, PartitionPolicy, List<Claim>> claims) {
@@ -88,6 +92,7 @@ public final class TestBackend implements Backend {
             public void execute(io.partita.graph.Stream stream, List<io.partita.graph.Tensor> inputs,
                     List<io.partita.graph.Tensor> outputs) {
                 executions.incrementAndGet();
+                fail();
                 k.execute(stream, inputs, outputs);
             }
 
@@ -97,10 +102,21 @@ public final class TestBackend implements Backend {
                 Call c = Kernel.super.prepare(inputs, outputs);
                 return stream -> {
                     preparedRuns.incrementAndGet();
+                    RuntimeException f = preparedFailure;
+                    if (f != null) {
+                        throw f;
+                    }
                     c.run(stream);
                 };
             }
         };
+    }
+
+    private void fail() {
+        RuntimeException f = failure;
+        if (f != null) {
+            throw f;
+        }
     }
 
     /** Claims every op as a partition of its own (under any policy). */
