@@ -422,10 +422,19 @@ public final class LogicalTensor {
                 && Arrays.equals(t.strides, strides);
     }
 
+    /**
+     * Written out rather than {@code Objects.hash}, whose varargs array and boxes were allocated on
+     * every call: the constant cache's keys hash tensors on every execution.
+     */
     @Override
     public int hashCode() {
-        return Objects.hash(id, dataType, layoutType, property, layoutId, Arrays.hashCode(dims),
-                Arrays.hashCode(strides));
+        int h = Long.hashCode(id);
+        h = 31 * h + dataType.hashCode();
+        h = 31 * h + layoutType.hashCode();
+        h = 31 * h + property.hashCode();
+        h = 31 * h + Long.hashCode(layoutId);
+        h = 31 * h + Arrays.hashCode(dims);
+        return 31 * h + Arrays.hashCode(strides);
     }
 
     /** Dims as text: {@code [2,?,dyn]}, {@code [?rank]} for unknown rank. */

@@ -2,6 +2,7 @@ package io.partita.graph;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -24,6 +25,23 @@ class LogicalTensorTest {
         strides[0] = 99;
         assertEquals(1, t.stride(0));
         assertEquals(1, t.strides()[0]);
+    }
+
+    @Test
+    void equalTensorsHashAlikeAndEveryFieldTakesPart() {
+        LogicalTensor a = LogicalTensor.of(2, DataType.F32, new long[] {2, 3}, LayoutType.STRIDED, new long[] {1, 2},
+                PropertyType.VARIABLE);
+        LogicalTensor same = LogicalTensor.of(2, DataType.F32, new long[] {2, 3}, LayoutType.STRIDED,
+                new long[] {1, 2}, PropertyType.VARIABLE);
+        assertEquals(a, same);
+        assertEquals(a.hashCode(), same.hashCode());
+        java.util.List<LogicalTensor> others = java.util.List.of(a.withId(3), a.withDataType(DataType.BF16),
+                a.withDims(3, 2), a.withStrides(3, 1), a.withProperty(PropertyType.CONSTANT),
+                LogicalTensor.opaque(2, DataType.F32, new long[] {2, 3}, 7, PropertyType.VARIABLE));
+        for (LogicalTensor o : others) {
+            assertNotEquals(a, o);
+            assertNotEquals(a.hashCode(), o.hashCode(), o.toString()); // these small changes all move the hash
+        }
     }
 
     @Test

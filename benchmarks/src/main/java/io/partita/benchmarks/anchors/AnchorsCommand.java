@@ -216,7 +216,7 @@ public final class AnchorsCommand {
                 + "contender and case, run one at a time%s%n", threads, minTime, minIters,
                 Math.max(minIters, NETWORK_MIN_ITERS), warmup,
                 rounds > 1 ? "; " + rounds + " rounds (contender order rotated), median of the undisturbed rounds' medians" : "");
-        System.out.println("child JVM: " + String.join(" ", childCommand("<contender>", "<case>", "bench", null))
+        System.out.println("child JVM: " + String.join(" ", childCommand("<contender>", "<case>", "bench", null, minIters))
                 + "   env OMP_NUM_THREADS=" + threads + (onednnMaxIsa == null ? "" : " ONEDNN_MAX_CPU_ISA=" + onednnMaxIsa));
         // case -> contender -> one result per round
         Map<String, Map<String, List<Map<String, String>>>> results = new LinkedHashMap<>();
@@ -557,7 +557,7 @@ public final class AnchorsCommand {
         }
     }
 
-    private List<String> childCommand(String contender, String caseName, String mode, Path outputFile) {
+    private List<String> childCommand(String contender, String caseName, String mode, Path outputFile, int iterations) {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("--enable-native-access=ALL-UNNAMED");
@@ -583,15 +583,15 @@ public final class AnchorsCommand {
         cmd.add(mode);
         cmd.add(Double.toString(minTime));
         cmd.add(Double.toString(warmup));
-        boolean network = !caseName.startsWith("<") && Case.byName(caseName) instanceof Case.Network;
-        cmd.add(Integer.toString(network ? Math.max(minIters, NETWORK_MIN_ITERS) : minIters));
+        cmd.add(Integer.toString(iterations));
         return cmd;
     }
 
     private ChildOutput runChild(String contender, Case c, String mode, Path outputFile)
             throws IOException, InterruptedException {
         Files.createDirectories(cacheDir);
-        ProcessBuilder pb = new ProcessBuilder(childCommand(contender, c.name(), mode, outputFile));
+        ProcessBuilder pb = new ProcessBuilder(childCommand(contender, c.name(), mode, outputFile,
+                c instanceof Case.Network ? Math.max(minIters, NETWORK_MIN_ITERS) : minIters));
         pb.environment().put("OMP_NUM_THREADS", Integer.toString(threads));
         // PoCL's CPU device (the gpu contender here) runs its kernels on this many threads
         pb.environment().put("POCL_MAX_PTHREAD_COUNT", Integer.toString(threads));
