@@ -79,11 +79,15 @@ final class DnnlKernel implements Kernel {
         CpuTeam pool = Kernel.sharedAcrossThreads(ins, out) ? backend.pool(engineIndex) : null;
         Invocation inv = new Invocation(ins, List.copyOf(out), pool,
                 (input, form, bytes, producer) -> constant(ins, input, form, bytes, producer));
-        return stream -> primitive.execute(inv);
+        return stream -> {
+            Warmup.yieldToWork();
+            primitive.execute(inv);
+        };
     }
 
     @Override
     public void execute(Stream stream, List<Tensor> in, List<Tensor> out) {
+        Warmup.yieldToWork();
         CpuTeam pool = Kernel.sharedAcrossThreads(in, out) ? backend.pool(engineIndex) : null;
         if (relay == null) {
             primitive.execute(new Invocation(in, out, pool, (input, form, bytes, producer) -> constant(in, input,

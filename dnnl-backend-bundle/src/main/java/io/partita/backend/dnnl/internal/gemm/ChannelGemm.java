@@ -128,7 +128,7 @@ public final class ChannelGemm {
      */
     private static void partial(float[] ap, int aOff, float[] bp, int bOff, int k, MemorySegment c, long cOff,
             long tile, long ldcBytes, RowEpilogue e, int r0, int mr, int cols, TileBuffer t) {
-        MicroKernels.loop4Direct(ap, aOff, bp, bOff, k, t.view, 0, 4L * Sgemm.NR, null, 0, null, 0, null, 0, false);
+        MicroKernels.loop4(ap, aOff, bp, bOff, k, t.values, 0, Sgemm.NR, false);
         float[] values = t.values;
         for (int r = 0; r < mr; r++) {
             float add = e.bias() == null ? 0f : e.bias()[e.biasOff() + r0 + r];

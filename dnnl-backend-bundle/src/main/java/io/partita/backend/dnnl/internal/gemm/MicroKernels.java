@@ -249,8 +249,94 @@ public final class MicroKernels {
             return;
         }
         // a partial tile through the tile array, from which flush writes its rows and columns
-        loop4Direct(ap, aOff, bp, bOff, kc, tile.view, 0, 4L * NR, null, 0, null, 0, null, 0, false);
+        loop4(ap, aOff, bp, bOff, kc, tile.values, 0, NR, false);
         flush(tile.values, c, cOff, ldcBytes, accumulate, mr, cols, bias, biasOff, relu);
+    }
+
+    /**
+     * As {@link #run} into a staging block (a heap array, {@code ld} floats per row) instead of C,
+     * without bias or ReLU: whole tiles, added to what the block holds when {@code accumulate}.
+     * Heap arrays, never a heap segment: the Vector API's segment stores share one type profile in
+     * the JDK, and once a heap segment had gone through it, every store to a tensor in native
+     * memory paid a type check and lost its scheduling (a 1024^3 product spent 10% of its time
+     * storing C instead of 3%).
+     */
+    public static void runStaged(float[] ap, int aOff, float[] bp, int bOff, int kc, float[] staged, int off, int ld,
+            boolean accumulate, int mr, TileBuffer tile) {
+        if (MR == 4) {
+            loop4(ap, aOff, bp, bOff, kc, staged, off, ld, accumulate);
+            return;
+        }
+        if (mr > 8) {
+            loop14(ap, aOff, bp, bOff, kc, tile.values);
+        } else if (mr > 4) {
+            loop8(ap, aOff, bp, bOff, kc, tile.values);
+        } else {
+            loop4(ap, aOff, bp, bOff, kc, tile.values, 0, NR, false);
+        }
+        float[] t = tile.values;
+        for (int r = 0; r < mr; r++) {
+            for (int q = 0; q < NR; q += L) {
+                FloatVector v = FloatVector.fromArray(S, t, r * NR + q);
+                int o = off + r * ld + q;
+                if (accumulate) {
+                    v = v.add(FloatVector.fromArray(S, staged, o));
+                }
+                v.intoArray(staged, o);
+            }
+        }
+    }
+
+    /**
+     * A 4 x NR tile into a heap array ({@code ld} floats per row from {@code off}), added to what it
+     * holds when {@code accumulate}: the partial-tile and staging form of {@link #loop4Direct}.
+     */
+    static void loop4(float[] ap, int aOff, float[] bp, int bOff, int kc, float[] out, int off, int ld,
+            boolean accumulate) {
+        FloatVector z = FloatVector.zero(S);
+        FloatVector c00 = z, c01 = z;
+        FloatVector c10 = z, c11 = z;
+        FloatVector c20 = z, c21 = z;
+        FloatVector c30 = z, c31 = z;
+        for (int kk = 0; kk < kc; kk++) {
+            int ai = aOff + kk * MR; // from the loop counter: C2 drops their range checks
+            int bi = bOff + kk * NR;
+            FloatVector b0 = FloatVector.fromArray(S, bp, bi);
+            FloatVector b1 = FloatVector.fromArray(S, bp, bi + L);
+            FloatVector a0 = FloatVector.broadcast(S, ap[ai + 0]);
+            c00 = b0.fma(a0, c00);
+            c01 = b1.fma(a0, c01);
+            FloatVector a1 = FloatVector.broadcast(S, ap[ai + 1]);
+            c10 = b0.fma(a1, c10);
+            c11 = b1.fma(a1, c11);
+            FloatVector a2 = FloatVector.broadcast(S, ap[ai + 2]);
+            c20 = b0.fma(a2, c20);
+            c21 = b1.fma(a2, c21);
+            FloatVector a3 = FloatVector.broadcast(S, ap[ai + 3]);
+            c30 = b0.fma(a3, c30);
+            c31 = b1.fma(a3, c31);
+        }
+        int o1 = off + ld;
+        int o2 = o1 + ld;
+        int o3 = o2 + ld;
+        if (accumulate) {
+            c00 = c00.add(FloatVector.fromArray(S, out, off));
+            c01 = c01.add(FloatVector.fromArray(S, out, off + L));
+            c10 = c10.add(FloatVector.fromArray(S, out, o1));
+            c11 = c11.add(FloatVector.fromArray(S, out, o1 + L));
+            c20 = c20.add(FloatVector.fromArray(S, out, o2));
+            c21 = c21.add(FloatVector.fromArray(S, out, o2 + L));
+            c30 = c30.add(FloatVector.fromArray(S, out, o3));
+            c31 = c31.add(FloatVector.fromArray(S, out, o3 + L));
+        }
+        c00.intoArray(out, off);
+        c01.intoArray(out, off + L);
+        c10.intoArray(out, o1);
+        c11.intoArray(out, o1 + L);
+        c20.intoArray(out, o2);
+        c21.intoArray(out, o2 + L);
+        c30.intoArray(out, o3);
+        c31.intoArray(out, o3 + L);
     }
 
     /**

@@ -279,17 +279,23 @@ public final class Sgemm {
             // the stage takes only its valid part: the partial path (tile array, masked flush) cost more
             // than the idle lanes (1024x256x196 took longer than 1024x256x208, one thread, AVX2). Rows
             // too below 512 bits, where a short last group runs the same four-row kernel anyway.
-            boolean whole = stage != null;
-            int cols = whole ? NR : Math.min(NR, b.n() - j0);
+            int cols = Math.min(NR, b.n() - j0);
             boolean accumulate = k0 > 0;
             boolean last = relu && k0 + kc == b.k();
-            MemorySegment target = stage == null ? c : s.staging((rows + MR - 1) / MR * MR);
-            long ldcBytes = stage == null ? 4L * ldc : 4L * STAGE_WIDTH;
+            if (stage != null) {
+                float[] staged = s.staging((rows + MR - 1) / MR * MR);
+                for (int g = 0; g * MR < rows; g++) {
+                    int mr = MR == 4 ? MR : Math.min(MR, rows - g * MR);
+                    MicroKernels.runStaged(ap, apOff + g * kc * MR, bp, bOff, kc, staged,
+                            g * MR * STAGE_WIDTH + sp * NR, STAGE_WIDTH, accumulate, mr, s.tile);
+                }
+                return;
+            }
             for (int g = 0; g * MR < rows; g++) {
                 int gr = r0 + g * MR;
-                int mr = whole && MR == 4 ? MR : Math.min(MR, r0 + rows - gr);
-                long cTile = stage == null ? cOff + 4L * ((long) gr * ldc + j0) : 4L * (g * MR * STAGE_WIDTH + sp * NR);
-                MicroKernels.run(ap, apOff + g * kc * MR, bp, bOff, kc, target, cTile, ldcBytes, accumulate, mr, cols, s.tile,
+                int mr = Math.min(MR, r0 + rows - gr);
+                long cTile = cOff + 4L * ((long) gr * ldc + j0);
+                MicroKernels.run(ap, apOff + g * kc * MR, bp, bOff, kc, c, cTile, 4L * ldc, accumulate, mr, cols, s.tile,
                         bias, j0, last);
             }
         }
@@ -301,7 +307,6 @@ public final class Sgemm {
     /** Per-thread buffers: packed A, a B panel packed on the fly, the output tile, the staging block. */
     private static final class Scratch {
         float[] staged = new float[0];
-        MemorySegment stagedSegment = MemorySegment.ofArray(staged);
 
         float[] a = new float[MC_MAX * 64];
         /** The call whose A {@link #a} holds, packed whole ({@link Job#ownPackedA}); 0: none. */
@@ -317,13 +322,12 @@ public final class Sgemm {
             return a;
         }
 
-        /** The staging block for {@code rows} rows, as a segment for the kernels' stores. */
-        MemorySegment staging(int rows) {
+        /** The staging block for {@code rows} rows. */
+        float[] staging(int rows) {
             if (staged.length < rows * STAGE_WIDTH) {
                 staged = new float[rows * STAGE_WIDTH];
-                stagedSegment = MemorySegment.ofArray(staged);
             }
-            return stagedSegment;
+            return staged;
         }
 
         float[] kept = new float[0];
